@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The course's one entry point.
+
+  python3 course.py bench              benchmark every stage on this GPU and draw the plots
+  python3 course.py test [ARGS]        build, then run the tests (ARGS go to meson test)
+  python3 course.py progress           which exercises are not attempted, failing or passing
+  python3 course.py run STAGE [--solution] [OPTIONS]
+                                       run one stage, e.g. `run 02 --n 33`; OPTIONS: `run 02 --help`
+"""
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+BUILD = ROOT / "build"
+EXERCISE_SIZES = "3,4,5,9,17,33,100"
+
+
+def say(text):
+    print(text, flush=True)
+
+
+def fail(text, code=1):
+    print(f"course.py: {text}", file=sys.stderr)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------- tools
+
+def requirements():
+    """(name, minimum version) from requirements.txt."""
+    pairs = []
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition(">=")
+            pairs.append((name.strip(), version.strip()))
+    return pairs
+
+
+def version_tuple(text):
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def installed_version(name):
+    """The version of a requirement that is usable here, or None."""
+    if name == "ninja":
+        exe = shutil.which("ninja")
+        if exe:
+            out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+            return out.strip() or None
+        return None
+    module = {"meson": "mesonbuild"}.get(name, name)
+    if importlib.util.find_spec(module) is None:
+        return None
+    if name == "meson":
+        from mesonbuild import coredata
+        return coredata.version
+    return getattr(__import__(module), "__version__", "0")
+
+
+def ensure_tools():
+    """Installs (with pip) only the requirements that are missing or too old."""
+    missing = [f"{n}>={v}" for n, v in requirements()
+               if (have := installed_version(n)) is None or version_tuple(have) < version_tuple(v)]
+    if missing:
+        say(f"installing what is missing: {' '.join(missing)}")
+        cmd = [sys.executable, "-m", "pip", "install", "--quiet", *missing]
+        if subprocess.run(cmd).returncode != 0:
+            fail(f"could not install {' '.join(missing)} with pip; install them by hand "
+                 f"(python3 -m pip install -r requirements.txt) and run this again")
+        importlib.invalidate_caches()
+    if not shutil.which("ninja"):  # pip's ninja puts its binary beside the package
+        import ninja
+        os.environ["PATH"] = ninja.BIN_DIR + os.pathsep + os.environ["PATH"]
+    if not shutil.which("nvcc") and not Path("/usr/local/cuda/bin/nvcc").exists():
+        fail("nvcc not found: install the CUDA Toolkit (13.0 or newer) and put its bin folder on PATH")
+    if not shutil.which("nvcc"):
+        os.environ["PATH"] = "/usr/local/cuda/bin" + os.pathsep + os.environ["PATH"]
+
+
+def meson(*args, check=True):
+    run = subprocess.run([sys.executable, "-m", "mesonbuild.mesonmain", *args], cwd=ROOT)
+    if check and run.returncode != 0:
+        fail(f"meson {args[0]} failed (exit {run.returncode})", run.returncode)
+    return run.returncode
+
+
+def build():
+    ensure_tools()
+    if not (BUILD / "build.ninja").exists():
+        meson("setup", str(BUILD))
+    meson("compile", "-C", str(BUILD))
+
+
+# ---------------------------------------------------------------- stages
+
+def stages():
+    """The stage folders in chapters/, in order: ['01_discretization', '02_basic_sweep', ...]."""
+    return sorted(p.name for p in (ROOT / "chapters").iterdir() if p.is_dir() and re.match(r"\d\d_", p.name))
+
+
+def find_stage(text):
+    matches = [s for s in stages() if s == text or s.startswith(text.zfill(2) + "_") or s.split("_", 1)[1] == text]
+    if len(matches) != 1:
+        fail(f"unknown stage '{text}'; the stages are: {', '.join(stages())}", 2)
+    return matches[0]
+
+
+def program(stage, implementation):
+    return BUILD / f"stage_{stage}_{implementation}"
+
+
+def exercise_state(stage):
+    """('not attempted' | 'passing' | 'failing' | 'no GPU', output)."""
+    run = subprocess.run([str(program(stage, "exercise")), "--as-test", "--check-only", "--n", EXERCISE_SIZES],
+                         capture_output=True, text=True)
+    out = run.stdout + run.stderr
+    if run.returncode == 77:
+        return ("not attempted" if "not attempted" in out else "no GPU"), out
+    return ("passing" if run.returncode == 0 else "failing"), out
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_test(args):
+    build()
+    sys.exit(meson("test", "-C", str(BUILD), "--print-errorlogs", *args, check=False))
+
+
+def cmd_progress(_args):
+    build()
+    say("stage                    exercise")
+    next_stage = None
+    for stage in stages():
+        state, out = exercise_state(stage)
+        say(f"  {stage:22} {state}")
+        if state == "no GPU":
+            say("\nno GPU here: the exercises can be built but not checked (" + out.strip().split("SKIP: ")[-1] + ")")
+            return
+        if state != "passing" and next_stage is None:
+            next_stage = stage
+    if next_stage:
+        say(f"\nnext: read chapters/{next_stage}/README.md, then edit chapters/{next_stage}/stencil.cu "
+            f"and check it with `python3 course.py run {next_stage[:2]}`")
+    else:
+        say("\nevery exercise passes. Compare your timings with the solutions: python3 course.py bench")
+
+
+def cmd_run(args):
+    if not args:
+        fail("usage: course.py run STAGE [--solution] [OPTIONS]", 2)
+    stage, rest = find_stage(args[0]), args[1:]
+    implementation = "solution" if "--solution" in rest else "exercise"
+    rest = [a for a in rest if a != "--solution"]
+    build()
+    sys.exit(subprocess.run([str(program(stage, implementation)), *rest], cwd=ROOT).returncode)
+
+
+def cmd_bench(args):
+    from bench import main as bench_main  # the benchmark lives in plots/bench.py
+    build()
+    sys.exit(bench_main(ROOT, BUILD, stages(), exercise_state, args))
+
+
+COMMANDS = {"test": cmd_test, "bench": cmd_bench, "progress": cmd_progress, "run": cmd_run}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help", "help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) >= 2 else 2)
+    if sys.argv[1] not in COMMANDS:
+        fail(f"unknown command '{sys.argv[1]}'; the commands are: {', '.join(COMMANDS)}", 2)
+    sys.path.insert(0, str(ROOT / "plots"))
+    COMMANDS[sys.argv[1]](sys.argv[2:])

@@ -1,0 +1,88 @@
+#include "cli.h"
+
+#include <charconv>
+#include <sstream>
+
+namespace {
+
+bool parse_uint(const std::string& text, unsigned long long& value) {
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    return ec == std::errc() && ptr == end && !text.empty();
+}
+
+std::string parse_sizes(const std::string& text, std::vector<unsigned>& sizes) {
+    sizes.clear();
+    std::stringstream list(text);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        unsigned long long n;
+        if (!parse_uint(item, n)) return "--n expects grid sizes like 256 or 3,33,512, got '" + text + "'";
+        if (n < kMinN) return "--n " + item + " is too small: a grid needs N >= 3 to have an interior cell";
+        if (n > kMaxN)
+            return "--n " + item + " is too large: the kernels index with 32-bit unsigned arithmetic, so N³ must be "
+                   "below 2^32 (N <= " + std::to_string(kMaxN) + ")";
+        sizes.push_back(unsigned(n));
+    }
+    if (sizes.empty() || text.back() == ',') return "--n expects grid sizes like 256 or 3,33,512, got '" + text + "'";
+    return "";
+}
+
+}  // namespace
+
+std::string parse_args(int argc, const char* const* argv, Options& o) {
+    for (int a = 1; a < argc; ++a) {
+        std::string arg = argv[a], value;
+        bool has_value = false;
+        if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+            arg = arg.substr(0, eq);
+            has_value = true;
+        }
+        auto take_value = [&](std::string& out) -> bool {
+            if (has_value) { out = value; return true; }
+            if (a + 1 >= argc) return false;
+            out = argv[++a];
+            return true;
+        };
+        auto flag = [&](bool& b) -> std::string {
+            if (has_value) return arg + " takes no value";
+            b = true;
+            return "";
+        };
+        std::string text, err;
+        unsigned long long n;
+        if (arg == "--help" || arg == "-h") err = flag(o.help);
+        else if (arg == "--check-only") err = flag(o.check_only);
+        else if (arg == "--as-test") err = flag(o.as_test);
+        else if (arg == "--n" || arg == "--reps" || arg == "--warmup" || arg == "--seed" || arg == "--json") {
+            if (!take_value(text)) return arg + " needs a value";
+            if (arg == "--n") err = parse_sizes(text, o.sizes);
+            else if (arg == "--json") o.json_path = text;
+            else if (!parse_uint(text, n)) err = arg + " expects a whole number, got '" + text + "'";
+            else if (arg == "--seed") o.seed = n;
+            else if (arg == "--reps" && (n < 1 || n > 100000)) err = "--reps must be between 1 and 100000";
+            else if (arg == "--warmup" && n > 100000) err = "--warmup must be at most 100000";
+            else (arg == "--reps" ? o.reps : o.warmup) = int(n);
+        } else
+            err = "unknown option '" + std::string(argv[a]) + "' (see --help)";
+        if (!err.empty()) return err;
+    }
+    return "";
+}
+
+std::string usage(const std::string& program) {
+    return "usage: " + program + " [options]\n"
+           "Runs this stage's 3D 7-point stencil sweep on the GPU, checks it against a CPU reference\n"
+           "(float64) and reports time, bandwidth and the textbook OP/B.\n\n"
+           "  --n N[,N...]     grid sizes (N×N×N floats), 3 <= N <= 1625   [256]\n"
+           "  --reps R         timed repetitions; the median is reported     [50]\n"
+           "  --warmup W       untimed runs before timing                   [5]\n"
+           "  --seed S         seed for the random input and coefficients   [8]\n"
+           "  --json FILE      append one JSON record per size to FILE\n"
+           "  --check-only     verify only, do not time\n"
+           "  --as-test        exit 77 (skipped) without a GPU or when the exercise is not attempted\n"
+           "  --help           this text\n\n"
+           "exit codes: 0 passed, 1 wrong result or CUDA error, 2 bad arguments, 3 no usable GPU or not\n"
+           "enough memory, 77 skipped (with --as-test) or exercise not attempted\n";
+}

@@ -1,0 +1,25 @@
+#pragma once
+// Command-line options shared by every stage's program.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// The book's kernels index with 32-bit unsigned arithmetic (i*N*N + j*N + k), so N³ must stay
+// below 2^32: N <= 1625. A grid that large needs 2 × 17.2 GB on the GPU.
+constexpr unsigned kMinN = 3;
+constexpr unsigned kMaxN = 1625;
+
+struct Options {
+    std::vector<unsigned> sizes = {256};
+    int reps = 50;
+    int warmup = 5;
+    uint64_t seed = 8;
+    std::string json_path;    // append one JSON record per run to this file
+    bool check_only = false;  // verify, do not time
+    bool as_test = false;     // exit 77 (skip) when there is no GPU or the exercise is not attempted
+    bool help = false;
+};
+
+// Fills `o` from argv. Returns "" on success, else a message naming the bad argument.
+std::string parse_args(int argc, const char* const* argv, Options& o);
+std::string usage(const std::string& program);

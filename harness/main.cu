@@ -1,0 +1,263 @@
+// The program every 3D stage links: parse options, run the stage on the GPU at each size,
+// check the result against the CPU reference, time it, and report.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "checker.h"
+#include "cli.h"
+#include "cuda_check.h"
+#include "grid.h"
+#include "report.h"
+#include "stage.h"
+
+namespace {
+
+enum Exit { kPass = 0, kFail = 1, kUsage = 2, kNoGpu = 3, kSkip = 77 };
+
+std::string gigabytes(double bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f GB (%.0f bytes)", bytes * 1e-9, bytes);
+    return buf;
+}
+
+bool is_solution() { return std::strncmp(kStageSource, "solutions/", 10) == 0; }
+
+struct Gpu {
+    int id = 0;
+    cudaDeviceProp prop{};
+};
+
+bool open_gpu(Gpu& g, std::string& why) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        why = "no CUDA GPU is available (";
+        if (e == cudaErrorInsufficientDriver)
+            why += "no NVIDIA driver is loaded, or it is older than this CUDA runtime needs";
+        else
+            why += e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports 0 devices";
+        why += ")";
+        return false;
+    }
+    CUDA_CHECK(cudaGetDevice(&g.id));
+    CUDA_CHECK(cudaGetDeviceProperties(&g.prop, g.id));
+    return true;
+}
+
+Resources kernel_resources(const Gpu& g) {
+    cudaFuncAttributes a{};
+    CUDA_CHECK(cudaFuncGetAttributes(&a, kStage.kernel));
+    Resources r;
+    r.threads_per_block = kStage.block.x * kStage.block.y * kStage.block.z;
+    r.shared_bytes = a.sharedSizeBytes + kStage.dynamic_shared_bytes;
+    r.registers = a.numRegs;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm, kStage.kernel, int(r.threads_per_block),
+                                                             kStage.dynamic_shared_bytes));
+    r.occupancy = double(r.blocks_per_sm) * r.threads_per_block / g.prop.maxThreadsPerMultiProcessor;
+    return r;
+}
+
+// Device memory that frees itself.
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
+    ~DeviceBuffer() { cudaFree(ptr); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    float* floats() const { return static_cast<float*>(ptr); }
+};
+
+// The output grid sits between two guard zones filled with kGuardByte: a write past either
+// end of the grid changes them, which the check reports even without compute-sanitizer.
+constexpr unsigned char kGuardByte = 0xA5;
+size_t guard_floats(unsigned N) {
+    size_t g = std::max<size_t>(size_t(1) << 16, 2 * size_t(N) * N);
+    return (g + 63) / 64 * 64;  // keeps the grid 256-byte aligned
+}
+
+struct Sizes {
+    size_t cells, guard, flush_bytes;
+    size_t device_bytes() const { return 4 * (cells + (cells + 2 * guard)) + flush_bytes; }
+};
+
+struct MemoryShortage : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+void require_device_memory(unsigned N, const Sizes& z) {
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (z.device_bytes() > free_bytes)
+        throw MemoryShortage("N = " + std::to_string(N) + " needs " + gigabytes(double(z.device_bytes())) +
+                             " of GPU memory (an input and an output grid of " + gigabytes(4.0 * double(z.cells)) +
+                             " each, guard zones and a cache-flush buffer), but the GPU has only " +
+                             gigabytes(double(free_bytes)) + " free of " + gigabytes(double(total_bytes)));
+}
+
+// Median, min and max of `reps` timed runs of `work` after `warmup` untimed ones. Before each
+// timed run, writing a buffer twice the size of L2 evicts the grids, so small grids are timed
+// from DRAM like large ones.
+template <class Work>
+TimeStats time_runs(Work work, const Options& o, cudaStream_t s, const DeviceBuffer& flush, size_t flush_bytes) {
+    for (int w = 0; w < o.warmup; ++w) work();
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<float> times;
+    for (int r = 0; r < o.reps; ++r) {
+        CUDA_CHECK(cudaMemsetAsync(flush.ptr, r & 0xFF, flush_bytes, s));
+        CUDA_CHECK(cudaEventRecord(start, s));
+        work();
+        CUDA_CHECK(cudaEventRecord(stop, s));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(ms);
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    return summarize(times);
+}
+
+bool guards_intact(const DeviceBuffer& out, const Sizes& z) {
+    std::vector<unsigned char> guard(4 * z.guard);
+    for (size_t offset : {size_t(0), z.guard + z.cells}) {
+        CUDA_CHECK(cudaMemcpy(guard.data(), out.floats() + offset, guard.size(), cudaMemcpyDeviceToHost));
+        if (std::any_of(guard.begin(), guard.end(), [](unsigned char b) { return b != kGuardByte; })) return false;
+    }
+    return true;
+}
+
+RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficients& c, const Resources& res) {
+    Sizes z{grid_cells(N), guard_floats(N), o.check_only ? 0 : std::max<size_t>(2 * size_t(g.prop.l2CacheSize), 1 << 23)};
+    require_device_memory(N, z);
+
+    std::vector<float> in(z.cells), out(z.cells);
+    fill_random(in, o.seed * 1000003u + N);
+    poison_output(in.data(), out.data(), N);
+
+    DeviceBuffer d_in(4 * z.cells), d_out(4 * (z.cells + 2 * z.guard));
+    float* out_grid = d_out.floats() + z.guard;
+    CUDA_CHECK(cudaMemcpy(d_in.ptr, in.data(), 4 * z.cells, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_out.ptr, kGuardByte, 4 * (z.cells + 2 * z.guard)));
+    CUDA_CHECK(cudaMemcpy(out_grid, out.data(), 4 * z.cells, cudaMemcpyHostToDevice));
+
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreate(&s));
+    CUDA_CHECK(launch_stencil(d_in.floats(), out_grid, N, c, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+
+    RunRecord r;
+    r.device = g.prop.name;
+    r.stage = kStage.id;
+    r.title = kStage.title;
+    r.figure = kStage.figure;
+    r.implementation = is_solution() ? "solution" : "exercise";
+    r.n = N;
+    r.model = textbook_opb(kStage.formula, kStage.in_tile_dim, kStage.z_coarsening);
+    r.resources = res;
+    r.in_tile_dim = kStage.in_tile_dim;
+    r.out_tile_dim = kStage.out_tile_dim;
+    r.z_coarsening = kStage.z_coarsening;
+
+    CUDA_CHECK(cudaMemcpy(out.data(), out_grid, 4 * z.cells, cudaMemcpyDeviceToHost));
+    r.check = check_output(in.data(), out.data(), N, c, kStage.out_tile_dim);
+    r.check.guard_violated = !guards_intact(d_out, z);
+    std::vector<float> in_after(z.cells);
+    CUDA_CHECK(cudaMemcpy(in_after.data(), d_in.ptr, 4 * z.cells, cudaMemcpyDeviceToHost));
+    r.check.input_modified = std::memcmp(in_after.data(), in.data(), 4 * z.cells) != 0;
+
+    if (r.check.ok() && !o.check_only) {
+        DeviceBuffer flush(z.flush_bytes);
+        r.kernel = time_runs([&] { CUDA_CHECK(launch_stencil(d_in.floats(), out_grid, N, c, s)); }, o, s, flush,
+                             z.flush_bytes);
+        r.copy = time_runs(
+            [&] { CUDA_CHECK(cudaMemcpyAsync(out_grid, d_in.ptr, 4 * z.cells, cudaMemcpyDeviceToDevice, s)); }, o, s,
+            flush, z.flush_bytes);
+        r.timed = true;
+    }
+    CUDA_CHECK(cudaStreamDestroy(s));
+    return r;
+}
+
+std::string lesson_path() {
+    std::string dir = std::string("chapters/") + kStage.id;
+    return dir + "/README.md";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string program = argv[0];
+    Options o;
+    if (std::string err = parse_args(argc, argv, o); !err.empty()) {
+        std::fprintf(stderr, "%s: %s\n(run with --help for the options)\n", program.c_str(), err.c_str());
+        return kUsage;
+    }
+    if (o.help) {
+        std::printf("%s", usage(program).c_str());
+        return kPass;
+    }
+    if (!kStageAttempted) {
+        std::printf("SKIP: exercise %s is not attempted yet. Read %s, fill in the EXERCISE regions of %s, then delete "
+                    "the line '#define I_AM_NOT_DONE' near its top.\n",
+                    kStage.id, lesson_path().c_str(), kStageSource);
+        return kSkip;
+    }
+
+    std::unique_ptr<FILE, int (*)(FILE*)> json(nullptr, fclose);
+    if (!o.json_path.empty()) {
+        json.reset(std::fopen(o.json_path.c_str(), "a"));
+        if (!json) {
+            std::fprintf(stderr, "%s: cannot open '%s' for writing: %s\n", program.c_str(), o.json_path.c_str(),
+                         std::strerror(errno));
+            return kUsage;
+        }
+    }
+
+    int status = kPass;
+    try {
+        Gpu g;
+        std::string why;
+        if (!open_gpu(g, why)) {
+            std::printf("%s%s\n", o.as_test ? "SKIP: " : "", why.c_str());
+            return o.as_test ? kSkip : kNoGpu;
+        }
+        Resources res = kernel_resources(g);
+        Coefficients c = random_coefficients(o.seed);
+        bool header = false;
+        for (unsigned N : o.sizes) {
+            RunRecord r = run_size(g, o, N, c, res);
+            if (!header) {
+                std::printf("%s%s", report_header(r).c_str(),
+                            o.check_only ? "      N  check  max rel err\n" : report_columns().c_str());
+                header = true;
+            }
+            std::printf("%s", report_row(r).c_str());
+            if (!r.check.ok()) {
+                std::printf("%s", describe_failure(r.check).c_str());
+                status = kFail;
+            }
+            if (json) std::fprintf(json.get(), "%s\n", to_json(r).c_str());
+            std::fflush(stdout);
+        }
+    } catch (const MemoryShortage& e) {
+        std::printf("%s%s\n", o.as_test ? "SKIP: " : "", e.what());
+        return o.as_test ? kSkip : kNoGpu;
+    } catch (const CudaError& e) {
+        std::printf("CUDA error: %s\n(a kernel that reads or writes out of bounds often ends like this: run it under "
+                    "'compute-sanitizer %s --n 33 --check-only' to see where)\n",
+                    e.what(), program.c_str());
+        return kFail;
+    } catch (const std::bad_alloc&) {
+        std::printf("not enough host memory: checking an N×N×N grid needs about 3 × 4·N³ bytes of RAM\n");
+        return kNoGpu;
+    }
+    return status;
+}

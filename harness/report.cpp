@@ -1,0 +1,112 @@
+#include "report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "grid.h"
+
+TimeStats summarize(std::vector<float> t) {
+    TimeStats s;
+    if (t.empty()) return s;
+    std::sort(t.begin(), t.end());
+    size_t n = t.size();
+    s.median_ms = n % 2 ? t[n / 2] : 0.5 * (double(t[n / 2 - 1]) + t[n / 2]);
+    s.min_ms = t.front();
+    s.max_ms = t.back();
+    s.reps = int(n);
+    return s;
+}
+
+Rates rates(const RunRecord& r) {
+    double points = double(interior_cells(r.n));
+    double seconds = r.kernel.median_ms * 1e-3;
+    Rates x{};
+    if (!r.timed || seconds <= 0) return x;
+    x.points_per_s = points / seconds;
+    x.gflops = kFlopsPerPoint * points / seconds * 1e-9;
+    x.gbps = 8.0 * points / seconds * 1e-9;
+    x.copy_gbps = 2.0 * 4.0 * double(grid_cells(r.n)) / (r.copy.median_ms * 1e-3) * 1e-9;
+    x.fraction_of_copy = x.gbps / x.copy_gbps;
+    return x;
+}
+
+namespace {
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (char ch : s) {
+        if (ch == '"' || ch == '\\') out += '\\', out += ch;
+        else if (ch == '\n') out += "\\n";
+        else if (static_cast<unsigned char>(ch) < 0x20) out += fmt("\\u%04x", ch);
+        else out += ch;
+    }
+    return out + "\"";
+}
+std::string json_number(double v) { return std::isfinite(v) ? fmt("%.6g", v) : "null"; }
+}  // namespace
+
+std::string report_header(const RunRecord& r) {
+    std::ostringstream s;
+    s << "stage " << r.stage << " (" << r.implementation << ") - " << r.title << ", PMPP " << r.figure << "\n"
+      << "  device     " << r.device << "\n"
+      << "  kernel     " << r.resources.threads_per_block << " threads/block, " << r.resources.shared_bytes
+      << " B shared/block, " << r.resources.registers << " registers/thread, " << r.resources.blocks_per_sm
+      << " blocks/SM, occupancy " << fmt("%.0f%%", 100 * r.resources.occupancy) << "\n"
+      << "  textbook   " << fmt("%.2f", r.model.opb) << " OP/B = " << r.model.formula << "\n";
+    return s.str();
+}
+
+std::string report_columns() {
+    return "      N  check  max rel err  median ms    min ms    max ms   Gpts/s  GFLOP/s     GB/s  copy GB/s  % copy\n";
+}
+
+std::string report_row(const RunRecord& r) {
+    char buf[256];
+    const char* verdict = r.check.ok() ? "PASS" : "FAIL";
+    if (!r.timed) {
+        std::snprintf(buf, sizeof buf, "%7u  %-5s  %11.1e\n", r.n, verdict, r.check.max_rel_err);
+        return buf;
+    }
+    Rates x = rates(r);
+    std::snprintf(buf, sizeof buf, "%7u  %-5s  %11.1e  %9.4f  %8.4f  %8.4f  %7.2f  %7.1f  %7.1f  %9.1f  %5.1f%%\n", r.n,
+                  verdict, r.check.max_rel_err, r.kernel.median_ms, r.kernel.min_ms, r.kernel.max_ms,
+                  x.points_per_s * 1e-9, x.gflops, x.gbps, x.copy_gbps, 100 * x.fraction_of_copy);
+    return buf;
+}
+
+std::string to_json(const RunRecord& r) {
+    std::ostringstream s;
+    Rates x = rates(r);
+    s << "{\"device\": " << json_string(r.device) << ", \"stage\": " << json_string(r.stage)
+      << ", \"title\": " << json_string(r.title) << ", \"figure\": " << json_string(r.figure)
+      << ", \"implementation\": " << json_string(r.implementation) << ", \"n\": " << r.n
+      << ", \"check\": {\"ok\": " << (r.check.ok() ? "true" : "false")
+      << ", \"max_rel_err\": " << json_number(r.check.max_rel_err) << ", \"wrong\": " << r.check.wrong
+      << ", \"unwritten\": " << r.check.unwritten << ", \"boundary_modified\": " << r.check.boundary_modified
+      << ", \"guard_violated\": " << (r.check.guard_violated ? "true" : "false")
+      << ", \"input_modified\": " << (r.check.input_modified ? "true" : "false") << "}"
+      << ", \"tile\": {\"in_tile_dim\": " << r.in_tile_dim << ", \"out_tile_dim\": " << r.out_tile_dim
+      << ", \"z_coarsening\": " << r.z_coarsening << "}"
+      << ", \"model\": {\"opb\": " << json_number(r.model.opb) << ", \"formula\": " << json_string(r.model.formula)
+      << "}, \"resources\": {\"threads_per_block\": " << r.resources.threads_per_block
+      << ", \"shared_bytes\": " << r.resources.shared_bytes << ", \"registers\": " << r.resources.registers
+      << ", \"blocks_per_sm\": " << r.resources.blocks_per_sm
+      << ", \"occupancy\": " << json_number(r.resources.occupancy) << "}";
+    if (r.timed)
+        s << ", \"time_ms\": {\"median\": " << json_number(r.kernel.median_ms) << ", \"min\": "
+          << json_number(r.kernel.min_ms) << ", \"max\": " << json_number(r.kernel.max_ms)
+          << ", \"reps\": " << r.kernel.reps << "}, \"copy_ms\": {\"median\": " << json_number(r.copy.median_ms)
+          << ", \"min\": " << json_number(r.copy.min_ms) << ", \"max\": " << json_number(r.copy.max_ms)
+          << ", \"reps\": " << r.copy.reps << "}, \"points_per_s\": " << json_number(x.points_per_s)
+          << ", \"gflops\": " << json_number(x.gflops) << ", \"gbps\": " << json_number(x.gbps)
+          << ", \"copy_gbps\": " << json_number(x.copy_gbps)
+          << ", \"fraction_of_copy\": " << json_number(x.fraction_of_copy);
+    s << "}";
+    return s.str();
+}
