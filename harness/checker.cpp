@@ -20,14 +20,15 @@ struct Pattern {
     size_t past_last_full_tile = 0;    // in the partial tile at the far end of some axis
 };
 
+// Output tiles are aligned at cell 0, as in the book: tile b covers b*T .. b*T + T-1
+// (its input tile starts one cell earlier, at the halo).
 bool on_face(unsigned x, unsigned N, unsigned tile) {
-    unsigned offset = (x - 1) % tile;  // interior cells start at 1
-    return offset == 0 || offset == tile - 1 || x == N - 2;
+    unsigned offset = x % tile;
+    return offset == 0 || offset == tile - 1 || x == 1 || x == N - 2;
 }
 
 bool past_full_tiles(unsigned x, unsigned N, unsigned tile) {
-    unsigned full = (N - 2) / tile * tile;  // interior cells 1..full lie in full tiles
-    return x > full;
+    return x >= (N - 1) / tile * tile;  // cells 0..N-2 need covering; this is the partial tile
 }
 
 // Does `got` look like the stencil with different weights `w` (a swap or a dropped term)?

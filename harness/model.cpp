@@ -17,6 +17,10 @@ OpbModel textbook_opb(OpbFormula f, unsigned T, unsigned Z) {
         s << "13·(T-2)²·Z / (4·T²·(Z+2)), T = " << T << ", Z = " << Z;
         return {kFlopsPerPoint * out / (4.0 * in), s.str()};
     }
+    case OpbFormula::Column: {
+        s << "13·Z / (4·(5·Z + 2)), Z = " << Z;
+        return {kFlopsPerPoint * double(Z) / (4.0 * (5.0 * Z + 2)), s.str()};
+    }
     }
     return {0, "unknown"};
 }

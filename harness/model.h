@@ -10,6 +10,7 @@ enum class OpbFormula {
     Basic,      // every output loads its 7 inputs: 13 / (7·4)
     CubeTile,   // a T×T×T input tile per block, (T-2)³ outputs (Fig. 8.8)
     PlaneTile,  // a T×T input plane per step, Z output planes per block (Fig. 8.10, 8.12)
+    Column,     // a thread walks Z cells along i: 1 new load + 4 x-y neighbour loads per output
 };
 
 struct OpbModel {
@@ -17,5 +18,6 @@ struct OpbModel {
     std::string formula;  // the formula with this stage's parameters, e.g. "13·(T-2)³/(4·T³), T = 8"
 };
 
-// T is IN_TILE_DIM; Z the output planes per block (z-coarsening), used by PlaneTile only.
+// T is IN_TILE_DIM; Z the output planes per block or thread (z-coarsening), used by PlaneTile
+// and Column.
 OpbModel textbook_opb(OpbFormula f, unsigned T, unsigned Z);

@@ -11,7 +11,7 @@
 
 namespace {
 const unsigned N = 20;
-const unsigned kTile = 7;  // 18 interior cells: two full tiles and a partial one
+const unsigned kTile = 7;  // tiles cover cells 0..18: 0-6, 7-13 and a partial one, 14-18
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -110,7 +110,7 @@ int main() {
     // Wrong values on tile faces only (a halo loading mistake).
     out = good;
     for (unsigned i = 1; i < N - 1; ++i)
-        for (unsigned j = 1; j < N - 1; ++j) out[grid_index(N, i, j, 1 + kTile)] += 0.5f;
+        for (unsigned j = 1; j < N - 1; ++j) out[grid_index(N, i, j, kTile)] += 0.5f;
     r = check_output(in.data(), out.data(), N, c, kTile);
     CHECK(contains(r.hint, "faces of output tiles"));
 
@@ -118,7 +118,7 @@ int main() {
     out = good;
     for (unsigned i = 1; i < N - 1; ++i)
         for (unsigned j = 1; j < N - 1; ++j)
-            for (unsigned k = 1 + (N - 2) / kTile * kTile; k < N - 1; ++k) out[grid_index(N, i, j, k)] = nan;
+            for (unsigned k = (N - 1) / kTile * kTile; k < N - 1; ++k) out[grid_index(N, i, j, k)] = nan;
     r = check_output(in.data(), out.data(), N, c, kTile);
     CHECK(contains(r.hint, "partial tile"));
 

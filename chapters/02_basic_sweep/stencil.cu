@@ -13,9 +13,9 @@ __global__ void stencil_kernel(const float* in, float* out, unsigned int N, Coef
     // ---- EXERCISE 1 of 3: the cell (i, j, k) of this thread ----
     // TODO: compute (i, j, k) from blockIdx, blockDim and threadIdx. Map threadIdx.x to k,
     // the index that is contiguous in memory, z to i and y to j.
-    [[maybe_unused]] unsigned int i = 0;
-    [[maybe_unused]] unsigned int j = 0;
-    [[maybe_unused]] unsigned int k = 0;
+    unsigned int i = 0;
+    unsigned int j = 0;
+    unsigned int k = 0;
     // ---- END EXERCISE ----
 
     // ---- EXERCISE 2 of 3: interior cells only, then the 7-point stencil ----

@@ -1,0 +1,354 @@
+"""Checks a benchmark results file ("schema": "pmpp-stencil-results/1") before anything is drawn.
+
+Standard library only, so the benchmark can import it without matplotlib:
+
+    from results_schema import ResultsError, load_results, validate
+    doc = load_results("plots/results/h100.json")   # reads and validates, or raises ResultsError
+    validate(doc)                                   # validates a dict already in memory
+
+Every error names the field at fault, e.g. "runs[3].time_ms.median is missing" or
+"no run of 02_basic_sweep solution at n=512 to compare against".
+
+What is checked, beyond types:
+- schema is exactly SCHEMA;
+- a run whose check passed carries its timings (time_ms, copy_ms and the rates); a failed run
+  may leave them out (it is never plotted);
+- numbers are finite numbers (true/false, strings and NaN are refused);
+- at most one run per (stage, implementation, n);
+- every n that has a timed run or alternative also has a passing, timed run of the baseline
+  (BASELINE_STAGE, solution), since every speed-up is measured against it.
+"""
+import json
+import math
+import re
+from pathlib import Path
+
+SCHEMA = "pmpp-stencil-results/1"
+BASELINE_STAGE = "02_basic_sweep"
+IMPLEMENTATIONS = ("solution", "exercise")
+STAGE_RE = re.compile(r"^\d\d_[A-Za-z0-9_]+$")
+
+# The fields a run that passed its check must carry, and that a failed run may omit.
+TIMING_STATS = ("time_ms", "copy_ms")
+RATES = ("points_per_s", "gflops", "gbps", "copy_gbps", "fraction_of_copy")
+
+
+class ResultsError(Exception):
+    """A results file that cannot be plotted. str() is "<path>: <detail>" when the path is known."""
+
+    def __init__(self, detail, path=None):
+        self.detail = detail
+        self.path = None if path is None else str(path)
+        super().__init__(detail if path is None else f"{path}: {detail}")
+
+
+# --- small typed accessors; `where` is the field's name as the message will show it ---------
+
+def _kind(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return f"the string {v!r}" if len(v) <= 40 else "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def _field(obj, key, where, required=True):
+    """obj[key], or None when absent and optional; raises when absent and required."""
+    if key not in obj:
+        if required:
+            raise ResultsError(f"{where}{key} is missing")
+        return None
+    return obj[key]
+
+
+def _object(obj, key, where, required=True):
+    v = _field(obj, key, where, required)
+    if v is None and not required:
+        return None
+    if not isinstance(v, dict):
+        raise ResultsError(f"{where}{key} is {_kind(v)}, expected an object")
+    return v
+
+
+def _list(obj, key, where, required=True):
+    v = _field(obj, key, where, required)
+    if v is None and not required:
+        return []
+    if not isinstance(v, list):
+        raise ResultsError(f"{where}{key} is {_kind(v)}, expected a list")
+    return v
+
+
+def _string(obj, key, where, required=True, nullable=False):
+    v = _field(obj, key, where, required)
+    if v is None and (nullable or not required):
+        return None
+    if not isinstance(v, str):
+        raise ResultsError(f"{where}{key} is {_kind(v)}, expected a string")
+    return v
+
+
+def _bool(obj, key, where, required=True):
+    v = _field(obj, key, where, required)
+    if v is None and not required:
+        return None
+    if not isinstance(v, bool):
+        raise ResultsError(f"{where}{key} is {_kind(v)}, expected true or false")
+    return v
+
+
+def _number(obj, key, where, required=True, nullable=False, positive=False, nonnegative=False):
+    v = _field(obj, key, where, required)
+    if v is None and (nullable or not required):
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ResultsError(f"{where}{key} is {_kind(v)}, expected a number")
+    if not math.isfinite(v):
+        raise ResultsError(f"{where}{key} is {v}, expected a finite number")
+    if positive and v <= 0:
+        raise ResultsError(f"{where}{key} is {v}, expected a number > 0")
+    if nonnegative and v < 0:
+        raise ResultsError(f"{where}{key} is {v}, expected a number >= 0")
+    return v
+
+
+def _integer(obj, key, where, required=True, minimum=None):
+    v = _field(obj, key, where, required)
+    if v is None and not required:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ResultsError(f"{where}{key} is {_kind(v)}, expected an integer")
+    if minimum is not None and v < minimum:
+        raise ResultsError(f"{where}{key} is {v}, expected an integer >= {minimum}")
+    return v
+
+
+def _one_of(obj, key, where, choices):
+    v = _string(obj, key, where)
+    if v not in choices:
+        raise ResultsError(f"{where}{key} is {v!r}, expected one of " + ", ".join(repr(c) for c in choices))
+    return v
+
+
+def _stage(obj, key, where):
+    v = _string(obj, key, where)
+    if not STAGE_RE.match(v):
+        raise ResultsError(f"{where}{key} is {v!r}, expected a stage name like '02_basic_sweep'")
+    return v
+
+
+def _stats(obj, key, where):
+    s = _object(obj, key, where)
+    w = f"{where}{key}."
+    for k in ("median", "min", "max"):
+        _number(s, k, w, positive=True)
+    _integer(s, "reps", w, minimum=1)
+    if not s["min"] <= s["median"] <= s["max"]:
+        raise ResultsError(f"{where}{key}: expected min <= median <= max, got "
+                           f"{s['min']} / {s['median']} / {s['max']}")
+    return s
+
+
+# --- the parts of the file ------------------------------------------------------------------
+
+def _check_block(obj, where, harness):
+    c = _object(obj, "check", where)
+    w = f"{where}check."
+    ok = _bool(c, "ok", w)
+    _number(c, "max_rel_err", w, required=harness, nullable=True, nonnegative=True)
+    if harness:
+        for k in ("wrong", "unwritten", "boundary_modified"):
+            _integer(c, k, w, required=False, minimum=0)
+        for k in ("guard_violated", "input_modified"):
+            _bool(c, k, w, required=False)
+    return ok
+
+
+def _run(r, i):
+    w = f"runs[{i}]."
+    if not isinstance(r, dict):
+        raise ResultsError(f"runs[{i}] is {_kind(r)}, expected an object")
+    _string(r, "device", w)
+    _stage(r, "stage", w)
+    _string(r, "title", w)
+    _string(r, "figure", w)
+    _one_of(r, "implementation", w, IMPLEMENTATIONS)
+    _integer(r, "n", w, minimum=3)
+    ok = _check_block(r, w, harness=True)
+    tile = _object(r, "tile", w, required=False)
+    if tile is not None:
+        for k in ("in_tile_dim", "out_tile_dim", "z_coarsening"):
+            _integer(tile, k, w + "tile.", required=False, minimum=0)
+    model = _object(r, "model", w)
+    _number(model, "opb", w + "model.", positive=True)
+    _string(model, "formula", w + "model.")
+    res = _object(r, "resources", w, required=False)
+    if res is not None:
+        for k in ("threads_per_block", "shared_bytes", "registers", "blocks_per_sm"):
+            _integer(res, k, w + "resources.", required=False, minimum=0)
+        _number(res, "occupancy", w + "resources.", required=False, nonnegative=True)
+    if ok:
+        # A passing run is plotted: everything the figures read must be there.
+        for k in TIMING_STATS:
+            _stats(r, k, w)
+        for k in RATES:
+            _number(r, k, w, positive=True)
+    else:
+        # A failed run is never plotted; what it carries must still be well formed.
+        for k in TIMING_STATS:
+            if r.get(k) is not None:
+                _stats(r, k, w)
+        for k in RATES:
+            _number(r, k, w, required=False, nullable=True)
+
+
+def _profile(p, i):
+    w = f"profiles[{i}]."
+    if not isinstance(p, dict):
+        raise ResultsError(f"profiles[{i}] is {_kind(p)}, expected an object")
+    _stage(p, "stage", w)
+    _one_of(p, "implementation", w, IMPLEMENTATIONS)
+    _integer(p, "n", w, minimum=3)
+    # A counter Nsight Compute could not read is null; the figures leave it out.
+    for k in ("flops", "global_load_bytes", "dram_read_bytes", "dram_write_bytes"):
+        _number(p, k, w, nullable=True, nonnegative=True)
+    for k in ("opb_global", "opb_dram"):
+        _number(p, k, w, nullable=True, positive=True)
+
+
+def _alternative(a, i):
+    w = f"alternatives[{i}]."
+    if not isinstance(a, dict):
+        raise ResultsError(f"alternatives[{i}] is {_kind(a)}, expected an object")
+    _string(a, "name", w)
+    _integer(a, "n", w, minimum=3)
+    ok = _check_block(a, w, harness=False)
+    if ok:
+        _stats(a, "time_ms", w)
+        _number(a, "gbps", w, positive=True)
+        _number(a, "fraction_of_copy", w, positive=True)
+    return ok
+
+
+def _convergence(c):
+    w = "convergence."
+    _string(c, "stage", w, required=False)
+    _string(c, "kind", w, required=False)
+    _string(c, "device", w, required=False, nullable=True)
+    rows = _list(c, "rows", w)
+    if not rows:
+        raise ResultsError("convergence.rows is empty")
+    for i, row in enumerate(rows):
+        rw = f"convergence.rows[{i}]."
+        if not isinstance(row, dict):
+            raise ResultsError(f"convergence.rows[{i}] is {_kind(row)}, expected an object")
+        _one_of(row, "derivative", rw, ("first", "second"))
+        _integer(row, "points", rw, minimum=2)
+        _integer(row, "order", rw, required=False, minimum=1)
+        _one_of(row, "precision", rw, ("double", "float"))
+        _number(row, "h", rw, positive=True)
+        _number(row, "error", rw, nonnegative=True)
+    for i, m in enumerate(_list(c, "measured_order", w, required=False)):
+        mw = f"convergence.measured_order[{i}]."
+        if not isinstance(m, dict):
+            raise ResultsError(f"convergence.measured_order[{i}] is {_kind(m)}, expected an object")
+        _one_of(m, "derivative", mw, ("first", "second"))
+        _integer(m, "points", mw, minimum=2)
+        _one_of(m, "precision", mw, ("double", "float"))
+        _number(m, "slope", mw, nullable=True)
+    be = c.get("book_example")
+    if be is not None and not isinstance(be, dict):
+        raise ResultsError(f"convergence.book_example is {_kind(be)}, expected an object or null")
+
+
+def validate(doc):
+    """Raises ResultsError naming the first bad field; returns None when `doc` can be plotted."""
+    if not isinstance(doc, dict):
+        raise ResultsError(f"the file holds {_kind(doc)}, expected one JSON object")
+    schema = _field(doc, "schema", "")
+    if schema != SCHEMA:
+        raise ResultsError(f"schema is {schema!r}, expected {SCHEMA!r}")
+    _string(doc, "gpu", "")
+    _string(doc, "date", "")
+    _string(doc, "commit", "")
+    _string(doc, "nvcc", "", required=False, nullable=True)
+    _string(doc, "driver", "", required=False, nullable=True)
+    sizes = _list(doc, "sizes", "")
+    for i, v in enumerate(sizes):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ResultsError(f"sizes[{i}] is {_kind(v)}, expected an integer")
+        if v < 3:
+            raise ResultsError(f"sizes[{i}] is {v}, expected an integer >= 3")
+
+    runs = _list(doc, "runs", "")
+    seen = {}
+    timed_ns = {}  # n -> the field that needs a baseline there
+    for i, r in enumerate(runs):
+        _run(r, i)
+        key = (r["stage"], r["implementation"], r["n"])
+        if key in seen:
+            raise ResultsError(f"runs[{i}] repeats {key[0]} {key[1]} at n={key[2]} (first in runs[{seen[key]}])")
+        seen[key] = i
+        if r["check"]["ok"]:
+            timed_ns.setdefault(r["n"], f"runs[{i}]")
+
+    for i, p in enumerate(_list(doc, "profiles", "", required=False)):
+        _profile(p, i)
+    _string(doc, "profile_note", "", required=False, nullable=True)
+
+    conv = doc.get("convergence")
+    if conv is not None:
+        if not isinstance(conv, dict):
+            raise ResultsError(f"convergence is {_kind(conv)}, expected an object or null")
+        _convergence(conv)
+
+    for i, a in enumerate(_list(doc, "alternatives", "", required=False)):
+        if _alternative(a, i):
+            timed_ns.setdefault(a["n"], f"alternatives[{i}]")
+
+    # Every speed-up is time(baseline) / time(stage) at the same n, from this file.
+    base_ns = {r["n"] for r in runs if r["stage"] == BASELINE_STAGE and r["implementation"] == "solution"
+               and r["check"]["ok"]}
+    if not base_ns:
+        failed = [i for i, r in enumerate(runs) if r["stage"] == BASELINE_STAGE and r["implementation"] == "solution"]
+        if failed:
+            raise ResultsError(f"the run of {BASELINE_STAGE} solution failed its check (runs[{failed[0]}]): "
+                               "no baseline to compare against")
+        raise ResultsError(f"no run of {BASELINE_STAGE} solution to compare against")
+    for n, who in sorted(timed_ns.items()):
+        if n not in base_ns:
+            raise ResultsError(f"no passing run of {BASELINE_STAGE} solution at n={n} to compare {who} against")
+
+
+def load_results(path):
+    """Reads and validates a results file; raises ResultsError for anything that cannot be plotted."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ResultsError("no such file", path) from None
+    except IsADirectoryError:
+        raise ResultsError("is a directory, expected a results file", path) from None
+    except OSError as e:
+        raise ResultsError(f"cannot read: {e.strerror or e}", path) from None
+    if not raw.strip():
+        raise ResultsError("file is empty", path)
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"not valid JSON: not UTF-8 text (byte {e.start})", path) from None
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})", path) from None
+    try:
+        validate(doc)
+    except ResultsError as e:
+        raise ResultsError(e.detail, path) from None
+    return doc
