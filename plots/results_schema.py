@@ -14,7 +14,7 @@ What is checked, beyond types:
 - a run whose check passed carries its timings (time_ms, copy_ms and the rates); a failed run
   may leave them out (it is never plotted);
 - numbers are finite numbers (true/false, strings and NaN are refused);
-- at most one run per (stage, implementation, n);
+- at most one run per (stage, implementation, n), one alternative per (name, n);
 - every n that has a timed run or alternative also has a passing, timed run of the baseline
   (BASELINE_STAGE, solution), since every speed-up is measured against it.
 """
@@ -255,7 +255,7 @@ def _convergence(c):
         _integer(row, "order", rw, required=False, minimum=1)
         _one_of(row, "precision", rw, ("double", "float"))
         _number(row, "h", rw, positive=True)
-        _number(row, "error", rw, nonnegative=True)
+        _number(row, "error", rw, nullable=True, nonnegative=True)  # null: not finite (not drawn)
     for i, m in enumerate(_list(c, "measured_order", w, required=False)):
         mw = f"convergence.measured_order[{i}]."
         if not isinstance(m, dict):
@@ -310,9 +310,15 @@ def validate(doc):
             raise ResultsError(f"convergence is {_kind(conv)}, expected an object or null")
         _convergence(conv)
 
+    seen = {}
     for i, a in enumerate(_list(doc, "alternatives", "", required=False)):
         if _alternative(a, i):
             timed_ns.setdefault(a["n"], f"alternatives[{i}]")
+        key = (a["name"], a["n"])
+        if key in seen:
+            raise ResultsError(f"alternatives[{i}] repeats {key[0]!r} at n={key[1]} "
+                               f"(first in alternatives[{seen[key]}])")
+        seen[key] = i
 
     # Every speed-up is time(baseline) / time(stage) at the same n, from this file.
     base_ns = {r["n"] for r in runs if r["stage"] == BASELINE_STAGE and r["implementation"] == "solution"

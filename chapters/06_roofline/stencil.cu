@@ -10,7 +10,7 @@
 // No shared memory, no barriers: nothing stalls a warp but memory itself.
 // The #ifndef lets a script try other shapes: nvcc -DBLOCK_Y=8 ...
 #ifndef BLOCK_X
-#define BLOCK_X 32  // threads along k: a warp reads one 128-byte line
+#define BLOCK_X 64  // threads along k: each warp reads one 128-byte line
 #endif
 #ifndef BLOCK_Y
 #define BLOCK_Y 4   // threads along j

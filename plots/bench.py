@@ -1,0 +1,230 @@
+"""The main job: benchmark every stage on this GPU, record the results, draw the plots.
+
+Run through `python3 course.py bench [--n 128,256,512] [--reps 50] [--no-ncu] [--no-alternatives]`.
+Without a GPU it says so and draws the figures from the shipped results in plots/results/.
+One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
+plots/figures/<gpu>/."""
+import argparse
+import datetime
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from results_schema import SCHEMA, ResultsError, load_results, validate
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+FIGURES = HERE / "figures"
+BASELINE = "02_basic_sweep"
+# What the book's model counts (bytes loaded from global memory, as requested through L1) and
+# what actually crosses the DRAM interface after the caches.
+NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
+
+
+def say(text=""):
+    print(text, flush=True)
+
+
+def slug(name):
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "gpu"
+
+
+def tool(name):
+    path = shutil.which(name) or f"/usr/local/cuda/bin/{name}"
+    return path if Path(path).exists() else None
+
+
+def command_output(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def environment(root):
+    nvcc = re.search(r"release [\d.]+, V([\d.]+)", command_output([tool("nvcc") or "nvcc", "--version"]))
+    driver = command_output(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]).splitlines()
+    commit = command_output(["git", "-C", str(root), "rev-parse", "--short", "HEAD"])
+    dirty = command_output(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": (commit + ("+changes" if dirty else "")) or "unknown",
+        "nvcc": nvcc.group(1) if nvcc else "unknown",
+        "driver": driver[0] if driver else "unknown",
+    }
+
+
+def gpu_present(build):
+    probe = subprocess.run([str(build / f"stage_{BASELINE}_solution"), "--as-test", "--check-only", "--n", "3"],
+                           capture_output=True, text=True)
+    return probe.returncode != 77, (probe.stdout + probe.stderr).strip().removeprefix("SKIP: ")
+
+
+def draw(doc, name):
+    try:
+        from plot import draw_all
+    except ImportError as e:
+        say(f"cannot draw the plots: {e} (python3 -m pip install -r requirements.txt)")
+        return 1
+    out = FIGURES / name
+    for path in draw_all(doc, out):
+        say(f"  wrote {path.relative_to(HERE.parent)}")
+    return 0
+
+
+def draw_shipped(why):
+    say(f"No GPU here: {why}.")
+    files = sorted(RESULTS.glob("*.json"))
+    if not files:
+        say("There are no shipped results in plots/results/ to draw either.")
+        return 1
+    say("Drawing the figures from the shipped results instead:")
+    status = 0
+    for f in files:
+        try:
+            doc = load_results(f)
+        except ResultsError as e:
+            say(f"  skipping {e}")
+            status = 1
+            continue
+        say(f"  {f.relative_to(HERE.parent)} ({doc['gpu']}, {doc['date']})")
+        status |= draw(doc, f.stem)
+    return status
+
+
+def profile(program, stage, n, ncu):
+    """Measured OP/B from one run under Nsight Compute, or (None, why)."""
+    cmd = [ncu, "--clock-control", "none", "--metrics", ",".join(NCU_METRICS), "-k", "regex:stencil", "-c", "1",
+           "--csv", "--page", "raw", str(program), "--n", str(n), "--check-only"]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    rows = [line for line in run.stdout.splitlines() if line.startswith('"')]
+    if run.returncode != 0 or len(rows) < 3:
+        lines = (run.stdout + run.stderr).strip().splitlines()
+        reason = next((l for l in lines if "ERR_" in l or "rror" in l), lines[-1] if lines else "no output")
+        return None, f"ncu could not read the counters: {reason.strip()}"
+    import csv
+    header, units, values = list(csv.reader(rows[:3]))
+    record = dict(zip(header, values))
+    scale = dict(zip(header, units))
+
+    def number(metric):
+        factor = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}.get(scale.get(metric, ""), 1)
+        return float(record[metric].replace(",", "")) * factor
+
+    flops = 13.0 * (n - 2) ** 3
+    loads, read, write = (number(m) for m in NCU_METRICS)
+    return {"stage": stage, "implementation": "solution", "n": n, "flops": flops, "global_load_bytes": loads,
+            "dram_read_bytes": read, "dram_write_bytes": write, "opb_global": flops / loads,
+            "opb_dram": flops / (read + write)}, None
+
+
+def summary(doc):
+    runs = {(r["stage"], r["implementation"], r["n"]): r for r in doc["runs"]}
+    profiles = {p["stage"]: p for p in doc.get("profiles", [])}
+    say(f"\nSummary - {doc['gpu']} ({doc['date']}, commit {doc['commit']}); speed-up over stage 02 in the same run")
+    say(f"{'stage':22} {'impl':8} {'N':>5} {'median ms':>10} {'% copy':>7} {'vs 02':>6} "
+        f"{'OP/B book':>9} {'OP/B L1':>8} {'OP/B DRAM':>9}")
+    for (stage, impl, n), r in sorted(runs.items()):
+        if "time_ms" not in r:
+            say(f"{stage:22} {impl:8} {n:5d}  check FAILED")
+            continue
+        base = runs.get((BASELINE, "solution", n))
+        speedup = base["time_ms"]["median"] / r["time_ms"]["median"] if base and "time_ms" in base else float("nan")
+        p = profiles.get(stage) if impl == "solution" else None
+        measured = f"{p['opb_global']:8.2f} {p['opb_dram']:9.2f}" if p else f"{'-':>8} {'-':>9}"
+        say(f"{stage:22} {impl:8} {n:5d} {r['time_ms']['median']:10.4f} {100 * r['fraction_of_copy']:6.1f}% "
+            f"{speedup:5.2f}x {r['model']['opb']:9.2f} {measured}")
+    for a in doc.get("alternatives", []):
+        base = runs.get((BASELINE, "solution", a["n"]))
+        if "time_ms" in a and base:
+            say(f"{a['name']:31} {a['n']:5d} {a['time_ms']['median']:10.4f} {100 * a['fraction_of_copy']:6.1f}% "
+                f"{base['time_ms']['median'] / a['time_ms']['median']:5.2f}x")
+    if doc.get("profile_note"):
+        say(f"(measured OP/B: {doc['profile_note']})")
+
+
+def main(root, build, stages, exercise_state, argv):
+    ap = argparse.ArgumentParser(prog="course.py bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", default="128,256,512", help="grid sizes (default %(default)s)")
+    ap.add_argument("--reps", type=int, default=50, help="timed repetitions per size (default %(default)s)")
+    ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
+    ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
+    a = ap.parse_args(argv)
+    if not re.fullmatch(r"\d+(,\d+)*", a.n):
+        ap.error(f"--n expects sizes like 128,256,512, got '{a.n}'")
+    sizes = [int(x) for x in a.n.split(",")]
+
+    present, why = gpu_present(build)
+    if not present:
+        return draw_shipped(why)
+
+    stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists() and s != "01_discretization"]
+    jobs = [(s, "solution") for s in stages3d]
+    for s in stages3d:
+        state, _ = exercise_state(s)
+        if state != "not attempted":
+            jobs.append((s, "exercise"))
+    doc = {"schema": SCHEMA, "gpu": None, **environment(root), "sizes": sizes, "runs": [], "profiles": [],
+           "profile_note": None, "convergence": None, "alternatives": []}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        records = Path(tmp) / "runs.jsonl"
+        for number, (stage, impl) in enumerate(jobs, 1):
+            say(f"[{number}/{len(jobs)}] {stage} ({impl}), N = {a.n}")
+            run = subprocess.run([str(build / f"stage_{stage}_{impl}"), "--n", a.n, "--reps", str(a.reps),
+                                  "--json", str(records)], capture_output=True, text=True)
+            if run.returncode not in (0, 1):  # 1 = a wrong result, which is recorded and reported
+                say(run.stdout + run.stderr)
+                say(f"bench: {stage} ({impl}) stopped with exit {run.returncode}")
+                return 1
+            if run.returncode == 1:
+                say(f"  {stage} ({impl}) gave wrong results; it is recorded but not plotted:\n{run.stdout}")
+        doc["runs"] = [json.loads(line) for line in records.read_text().splitlines()]
+        doc["gpu"] = doc["runs"][0]["device"]
+
+        study = build / "stage_01_discretization_solution"
+        if study.exists():
+            say("stage 01: the convergence study")
+            out = Path(tmp) / "study.jsonl"
+            run = subprocess.run([str(study), "--json", str(out)], capture_output=True, text=True)
+            if run.returncode == 0 and out.exists():
+                doc["convergence"] = json.loads(out.read_text().splitlines()[-1])
+            else:
+                say(f"  the stage 01 program failed (exit {run.returncode}); no convergence data\n{run.stdout}")
+
+    ncu = None if a.no_ncu else tool("ncu")
+    if ncu is None:
+        doc["profile_note"] = "skipped (--no-ncu)" if a.no_ncu else "Nsight Compute (ncu) is not installed"
+        say(f"measured OP/B: {doc['profile_note']}")
+    else:
+        n = max(sizes)
+        for number, stage in enumerate(stages3d, 1):
+            say(f"[ncu {number}/{len(stages3d)}] {stage} (solution), N = {n}")
+            p, why = profile(build / f"stage_{stage}_solution", stage, n, ncu)
+            if p is None:
+                doc["profile_note"] = why
+                say(f"  {why}; carrying on without measured OP/B")
+                break
+            doc["profiles"].append(p)
+
+    if not a.no_alternatives:
+        from alternatives import measure
+        doc["alternatives"] = measure(sizes, a.reps, doc["runs"], say)
+
+    try:
+        validate(doc)
+    except ResultsError as e:
+        say(f"bench: the results do not validate: {e}")
+        return 1
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{slug(doc['gpu'])}.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    say(f"\nwrote {path.relative_to(root)}")
+    summary(doc)
+    say("\nfigures:")
+    return draw(doc, slug(doc["gpu"]))

@@ -1,0 +1,43 @@
+// Stage 01 - discretization: a 1D central-difference stencil (PMPP Section 8.1, Fig. 8.2).
+// Lesson: chapters/01_discretization/README.md
+#include "stage1d.h"
+
+constexpr unsigned BLOCK_SIZE = 256;
+
+// The stencil's weights, already divided by denominator · h^derivative: weights[j + order]
+// multiplies f[i + j]. In constant memory, like the convolution filter of Chapter 7: every
+// thread of a warp reads the same weight at the same time.
+__constant__ float weights[kMaxStencilPoints];
+
+// One thread per grid point. The first and last `order` points, where the stencil does not fit,
+// are left untouched.
+__global__ void derivative_kernel(const float* f, float* out, unsigned int n, unsigned int order) {
+    // ---- EXERCISE 1 of 3: this thread's grid point i ----
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    // ---- END EXERCISE ----
+
+    // ---- EXERCISE 2 of 3: only where the stencil fits, the weighted sum of f[i-order] .. f[i+order] ----
+    if (i >= order && i < n - order) {
+        float sum = 0.0f;
+        for (int j = -int(order); j <= int(order); ++j)
+            sum += weights[j + order] * f[i + j];
+        out[i] = sum;
+    }
+    // ---- END EXERCISE ----
+}
+
+Status launch_derivative(const float* f, float* out, unsigned n, float h, int order, int derivative, cudaStream_t s) {
+    float w[kMaxStencilPoints];
+    if (!float_weights(derivative, order, h, w)) return cudaErrorInvalidValue;
+    // From pageable memory the copy has taken `w` before the call returns; the kernel, queued
+    // after it on the same stream, sees the new weights.
+    Status e = cudaMemcpyToSymbolAsync(weights, w, sizeof(float) * (2 * order + 1), 0, cudaMemcpyHostToDevice, s);
+    if (e != cudaSuccess) return e;
+    // ---- EXERCISE 3 of 3: enough blocks of BLOCK_SIZE threads to cover all n points ----
+    dim3 grid(ceil_div(n, BLOCK_SIZE));
+    // ---- END EXERCISE ----
+    derivative_kernel<<<grid, BLOCK_SIZE, 0, s>>>(f, out, n, unsigned(order));
+    return cudaGetLastError();
+}
+
+const Stage1DInfo kStage1D = {"01_discretization", "Discretization: 1D central differences", "Fig. 8.2", BLOCK_SIZE};
