@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
-EXERCISE_SIZES = "3,4,5,9,17,33,100"
+EXERCISE_SIZES = "3,4,5,7,8,9,14,17,32,33,100,512"  # as tests/meson.build
 
 
 def say(text):

@@ -89,8 +89,8 @@ std::string shift_hint(const float* in, unsigned N, const Coefficients& coeff, c
 
 std::string location_hint(const CheckResult& r, const Pattern& p, size_t interior, unsigned tile) {
     if (tile > 0 && r.wrong == p.past_last_full_tile && p.past_last_full_tile < interior)
-        return "only cells in the last, partial tile are wrong: the launch must round the number of blocks up "
-               "(ceil(N-2 / OUT_TILE_DIM)) and the loads must be guarded by the grid size, not the tile size";
+        return "only cells in the last, partial tile are wrong: the output tiles must reach cell N-2, so round the "
+               "number of blocks up (ceil_div), and guard the loads by the grid size N, not by the tile size";
     if (tile > 0 && r.wrong == p.on_tile_face && p.on_tile_face < interior)
         return "only cells on the faces of output tiles are wrong: the halo of the input tile is not loaded, "
                "or loaded from the wrong place";

@@ -7,6 +7,7 @@ plots/figures/<gpu>/."""
 import argparse
 import datetime
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -52,7 +53,8 @@ def environment(root):
     dirty = command_output(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": (commit + ("+changes" if dirty else "")) or "unknown",
+        # A copy of the tree without .git (e.g. on a remote GPU machine) can name its commit here.
+        "commit": (commit + ("+changes" if dirty else "")) or os.environ.get("STENCIL_COMMIT", "unknown"),
         "nvcc": nvcc.group(1) if nvcc else "unknown",
         "driver": driver[0] if driver else "unknown",
     }
