@@ -72,8 +72,9 @@ def ensure_tools():
         say(f"installing what is missing: {' '.join(missing)}")
         cmd = [sys.executable, "-m", "pip", "install", "--quiet", *missing]
         if subprocess.run(cmd).returncode != 0:
-            fail(f"could not install {' '.join(missing)} with pip; install them by hand "
-                 f"(python3 -m pip install -r requirements.txt) and run this again")
+            fail(f"could not install {' '.join(missing)} with pip. If pip refused because this Python is "
+                 f"managed by the system, use a virtual environment: python3 -m venv .venv && "
+                 f". .venv/bin/activate && python3 course.py {' '.join(sys.argv[1:])}")
         importlib.invalidate_caches()
     if not shutil.which("ninja"):  # pip's ninja puts its binary beside the package
         import ninja

@@ -12,43 +12,12 @@
 #include "checker.h"
 #include "cli.h"
 #include "cuda_check.h"
+#include "program.h"
 #include "grid.h"
 #include "report.h"
 #include "stage.h"
 
 namespace {
-
-enum Exit { kPass = 0, kFail = 1, kUsage = 2, kNoGpu = 3, kSkip = 77 };
-
-std::string gigabytes(double bytes) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f GB (%.0f bytes)", bytes * 1e-9, bytes);
-    return buf;
-}
-
-bool is_solution() { return std::strncmp(kStageSource, "solutions/", 10) == 0; }
-
-struct Gpu {
-    int id = 0;
-    cudaDeviceProp prop{};
-};
-
-bool open_gpu(Gpu& g, std::string& why) {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        why = "no CUDA GPU is available (";
-        if (e == cudaErrorInsufficientDriver)
-            why += "no NVIDIA driver is loaded, or it is older than this CUDA runtime needs";
-        else
-            why += e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports 0 devices";
-        why += ")";
-        return false;
-    }
-    CUDA_CHECK(cudaGetDevice(&g.id));
-    CUDA_CHECK(cudaGetDeviceProperties(&g.prop, g.id));
-    return true;
-}
 
 Resources kernel_resources(const Gpu& g) {
     cudaFuncAttributes a{};
@@ -63,16 +32,6 @@ Resources kernel_resources(const Gpu& g) {
     return r;
 }
 
-// Device memory that frees itself.
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
-    ~DeviceBuffer() { cudaFree(ptr); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    float* floats() const { return static_cast<float*>(ptr); }
-};
-
 // The output grid sits between two guard zones filled with kGuardByte: a write past either
 // end of the grid changes them, which the check reports even without compute-sanitizer.
 constexpr unsigned char kGuardByte = 0xA5;
@@ -84,10 +43,6 @@ size_t guard_floats(unsigned N) {
 struct Sizes {
     size_t cells, guard, flush_bytes;
     size_t device_bytes() const { return 4 * (cells + (cells + 2 * guard)) + flush_bytes; }
-};
-
-struct MemoryShortage : std::runtime_error {
-    using std::runtime_error::runtime_error;
 };
 
 void require_device_memory(unsigned N, const Sizes& z) {
@@ -158,7 +113,7 @@ RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficient
     r.stage = kStage.id;
     r.title = kStage.title;
     r.figure = kStage.figure;
-    r.implementation = is_solution() ? "solution" : "exercise";
+    r.implementation = stage_is_solution() ? "solution" : "exercise";
     r.n = N;
     r.model = textbook_opb(kStage.formula, kStage.in_tile_dim, kStage.z_coarsening);
     r.resources = res;
@@ -186,11 +141,6 @@ RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficient
     return r;
 }
 
-std::string lesson_path() {
-    std::string dir = std::string("chapters/") + kStage.id;
-    return dir + "/README.md";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,60 +154,39 @@ int main(int argc, char** argv) {
         std::printf("%s", usage(program).c_str());
         return kPass;
     }
-    if (!kStageAttempted) {
-        std::printf("SKIP: exercise %s is not attempted yet. Read %s, fill in the EXERCISE regions of %s, then delete "
-                    "the line '#define I_AM_NOT_DONE' near its top.\n",
-                    kStage.id, lesson_path().c_str(), kStageSource);
-        return kSkip;
-    }
+    if (!kStageAttempted) return report_not_attempted(kStage.id);
 
-    std::unique_ptr<FILE, int (*)(FILE*)> json(nullptr, fclose);
-    if (!o.json_path.empty()) {
-        json.reset(std::fopen(o.json_path.c_str(), "a"));
-        if (!json) {
-            std::fprintf(stderr, "%s: cannot open '%s' for writing: %s\n", program.c_str(), o.json_path.c_str(),
-                         std::strerror(errno));
-            return kUsage;
-        }
-    }
+    JsonLog json(nullptr, fclose);
+    if (!open_json_log(o.json_path, program, json)) return kUsage;
 
-    int status = kPass;
-    try {
-        Gpu g;
-        std::string why;
-        if (!open_gpu(g, why)) {
-            std::printf("%s%s\n", o.as_test ? "SKIP: " : "", why.c_str());
-            return o.as_test ? kSkip : kNoGpu;
-        }
-        Resources res = kernel_resources(g);
-        Coefficients c = random_coefficients(o.seed);
-        bool header = false;
-        for (unsigned N : o.sizes) {
-            RunRecord r = run_size(g, o, N, c, res);
-            if (!header) {
-                std::printf("%s%s", report_header(r).c_str(),
-                            o.check_only ? "      N  check  max rel err\n" : report_columns().c_str());
-                header = true;
+    return run_reporting_errors(
+        [&]() -> int {
+            int status = kPass;
+            Gpu g;
+            std::string why;
+            if (!open_gpu(g, why)) {
+                std::printf("%s%s\n", o.as_test ? "SKIP: " : "", why.c_str());
+                return o.as_test ? kSkip : kNoGpu;
             }
-            std::printf("%s", report_row(r).c_str());
-            if (!r.check.ok()) {
-                std::printf("%s", describe_failure(r.check).c_str());
-                status = kFail;
+            Resources res = kernel_resources(g);
+            Coefficients c = random_coefficients(o.seed);
+            bool header = false;
+            for (unsigned N : o.sizes) {
+                RunRecord r = run_size(g, o, N, c, res);
+                if (!header) {
+                    std::printf("%s%s", report_header(r).c_str(),
+                                o.check_only ? "      N  check  max rel err\n" : report_columns().c_str());
+                    header = true;
+                }
+                std::printf("%s", report_row(r).c_str());
+                if (!r.check.ok()) {
+                    std::printf("%s", describe_failure(r.check).c_str());
+                    status = kFail;
+                }
+                if (json) std::fprintf(json.get(), "%s\n", to_json(r).c_str());
+                std::fflush(stdout);
             }
-            if (json) std::fprintf(json.get(), "%s\n", to_json(r).c_str());
-            std::fflush(stdout);
-        }
-    } catch (const MemoryShortage& e) {
-        std::printf("%s%s\n", o.as_test ? "SKIP: " : "", e.what());
-        return o.as_test ? kSkip : kNoGpu;
-    } catch (const CudaError& e) {
-        std::printf("CUDA error: %s\n(a kernel that reads or writes out of bounds often ends like this: run it under "
-                    "'compute-sanitizer %s --n 33 --check-only' to see where)\n",
-                    e.what(), program.c_str());
-        return kFail;
-    } catch (const std::bad_alloc&) {
-        std::printf("not enough host memory: checking an N×N×N grid needs about 3 × 4·N³ bytes of RAM\n");
-        return kNoGpu;
-    }
-    return status;
+            return status;
+        },
+        o.as_test, program, "checking an N×N×N grid needs about 3 × 4·N³ bytes of RAM");
 }

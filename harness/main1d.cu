@@ -16,21 +16,16 @@
 
 #include "cli.h"
 #include "cuda_check.h"
+#include "program.h"
 #include "finite_difference.h"
 #include "grid.h"
 #include "stage1d.h"
 
 namespace {
 
-enum Exit { kPass = 0, kFail = 1, kUsage = 2, kNoGpu = 3, kSkip = 77 };
-
 // 1D grids are small next to 3D ones; this keeps the host check (three arrays) near 3 GB.
 constexpr unsigned long long kMaxPoints1D = 1ull << 28;
 const std::vector<unsigned> kDefaultSizes = {7, 1000003};
-
-bool is_solution() { return std::strncmp(kStageSource, "solutions/", 10) == 0; }
-
-std::string lesson_path() { return std::string("chapters/") + kStage1D.id + "/README.md"; }
 
 std::string usage1d(const std::string& program) {
     return "usage: " + program + " [options]\n"
@@ -99,41 +94,6 @@ std::string split_args(int argc, char** argv, Options1D& o1, std::vector<const c
     }
     return "";
 }
-
-struct Gpu {
-    int id = 0;
-    cudaDeviceProp prop{};
-};
-
-bool open_gpu(Gpu& g, std::string& why) {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        why = "no CUDA GPU is available (";
-        if (e == cudaErrorInsufficientDriver)
-            why += "no NVIDIA driver is loaded, or it is older than this CUDA runtime needs";
-        else
-            why += e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports 0 devices";
-        why += ")";
-        return false;
-    }
-    CUDA_CHECK(cudaGetDevice(&g.id));
-    CUDA_CHECK(cudaGetDeviceProperties(&g.prop, g.id));
-    return true;
-}
-
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    explicit DeviceBuffer(size_t bytes) { CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
-    ~DeviceBuffer() { cudaFree(ptr); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    float* floats() const { return static_cast<float*>(ptr); }
-};
-
-struct MemoryShortage : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 // `f` and `out` each sit between two guard zones. A thread past the end of `out` changes a guard
 // (reported even without compute-sanitizer); one reading past the ends of `f` reads NaN.
@@ -213,15 +173,8 @@ int main(int argc, char** argv) {
         return kUsage;
     }
 
-    std::unique_ptr<FILE, int (*)(FILE*)> json(nullptr, fclose);
-    if (!o.json_path.empty()) {
-        json.reset(std::fopen(o.json_path.c_str(), "a"));
-        if (!json) {
-            std::fprintf(stderr, "%s: cannot open '%s' for writing: %s\n", program.c_str(), o.json_path.c_str(),
-                         std::strerror(errno));
-            return kUsage;
-        }
-    }
+    JsonLog json(nullptr, fclose);
+    if (!open_json_log(o.json_path, program, json)) return kUsage;
 
     // The study: deterministic, on the CPU, the same for the exercise and the solution.
     if (!o.check_only || json) {
@@ -237,62 +190,48 @@ int main(int argc, char** argv) {
     }
     if (o1.study_only) return kPass;
 
-    if (!kStageAttempted) {
-        std::printf("SKIP: exercise %s is not attempted yet. Read %s, fill in the EXERCISE regions of %s, then delete "
-                    "the line '#define I_AM_NOT_DONE' near its top.\n",
-                    kStage1D.id, lesson_path().c_str(), kStageSource);
-        return kSkip;
-    }
+    if (!kStageAttempted) return report_not_attempted(kStage1D.id);
 
-    int status = kPass;
-    int details_left = 2;
-    try {
-        Gpu g;
-        std::string why;
-        if (!open_gpu(g, why)) {
-            std::printf("%s%s\n", o.as_test ? "SKIP: " : "", why.c_str());
-            return o.as_test ? kSkip : kNoGpu;
-        }
-        std::printf("%s: %s (%s), %s, on %s\n", kStage1D.id, kStage1D.title, kStage1D.figure,
-                    is_solution() ? "solution" : "exercise", g.prop.name);
-        std::printf("GPU check of the 6 stencils (first and second derivative; 3, 5, 7 points) against the CPU "
-                    "reference;\na point fails when |got - expected| > %.0e x sum_j |w_j f[i+j]|\n",
-                    kTolerance1D);
-        std::printf("          N  check  worst |error| / tolerance\n");
-        for (unsigned n : o1.sizes) {
-            double worst = 0;
-            std::vector<DerivativeCheck> failed = run_size(n, o.seed, worst);
-            if (std::isfinite(worst))
-                std::printf("  %9u  %s   %.3g\n", n, failed.empty() ? "ok  " : "FAIL", worst);
-            else
-                std::printf("  %9u  FAIL   infinite (NaN in the output)\n", n);
-            // The details of the first two failures, once: the same mistake fails every stencil
-            // and most sizes, and one report of it is enough to find it.
-            std::string also;
-            for (const DerivativeCheck& r : failed) {
-                if (details_left > 0) {
-                    std::printf("%s", describe_failure(r).c_str());
-                    --details_left;
-                } else {
-                    also += std::string(also.empty() ? "" : ", ") + derivative_name(r.derivative) + " " +
-                            std::to_string(2 * r.order + 1) + "-point";
-                }
+    return run_reporting_errors(
+        [&]() -> int {
+            int status = kPass;
+            int details_left = 2;
+            Gpu g;
+            std::string why;
+            if (!open_gpu(g, why)) {
+                std::printf("%s%s\n", o.as_test ? "SKIP: " : "", why.c_str());
+                return o.as_test ? kSkip : kNoGpu;
             }
-            if (!also.empty()) std::printf("  also wrong: %s\n", also.c_str());
-            if (!failed.empty()) status = kFail;
-            std::fflush(stdout);
-        }
-    } catch (const MemoryShortage& e) {
-        std::printf("%s%s\n", o.as_test ? "SKIP: " : "", e.what());
-        return o.as_test ? kSkip : kNoGpu;
-    } catch (const CudaError& e) {
-        std::printf("CUDA error: %s\n(a kernel that reads or writes out of bounds often ends like this: run it under "
-                    "'compute-sanitizer %s --n 33 --check-only' to see where)\n",
-                    e.what(), program.c_str());
-        return kFail;
-    } catch (const std::bad_alloc&) {
-        std::printf("not enough host memory: checking N points needs about 12·N bytes of RAM\n");
-        return kNoGpu;
-    }
-    return status;
+            std::printf("%s: %s (%s), %s, on %s\n", kStage1D.id, kStage1D.title, kStage1D.figure,
+                        stage_is_solution() ? "solution" : "exercise", g.prop.name);
+            std::printf("GPU check of the 6 stencils (first and second derivative; 3, 5, 7 points) against the CPU "
+                        "reference;\na point fails when |got - expected| > %.0e x sum_j |w_j f[i+j]|\n",
+                        kTolerance1D);
+            std::printf("          N  check  worst |error| / tolerance\n");
+            for (unsigned n : o1.sizes) {
+                double worst = 0;
+                std::vector<DerivativeCheck> failed = run_size(n, o.seed, worst);
+                if (std::isfinite(worst))
+                    std::printf("  %9u  %s   %.3g\n", n, failed.empty() ? "ok  " : "FAIL", worst);
+                else
+                    std::printf("  %9u  FAIL   infinite (NaN in the output)\n", n);
+                // The details of the first two failures, once: the same mistake fails every stencil
+                // and most sizes, and one report of it is enough to find it.
+                std::string also;
+                for (const DerivativeCheck& r : failed) {
+                    if (details_left > 0) {
+                        std::printf("%s", describe_failure(r).c_str());
+                        --details_left;
+                    } else {
+                        also += std::string(also.empty() ? "" : ", ") + derivative_name(r.derivative) + " " +
+                                std::to_string(2 * r.order + 1) + "-point";
+                    }
+                }
+                if (!also.empty()) std::printf("  also wrong: %s\n", also.c_str());
+                if (!failed.empty()) status = kFail;
+                std::fflush(stdout);
+            }
+            return status;
+        },
+        o.as_test, program, "checking N points needs about 12·N bytes of RAM");
 }

@@ -27,17 +27,4 @@ extern const StageInfo kStage;
 // `out` are left untouched. Returns the launch's error (cudaGetLastError()).
 Status launch_stencil(const float* in, float* out, unsigned N, const Coefficients& c, cudaStream_t s);
 
-inline unsigned ceil_div(unsigned a, unsigned b) { return (a + b - 1) / b; }
-
-// Meson compiles each stage file with STAGE_SOURCE="chapters/NN_name/stencil.cu" (or solutions/).
-// An exercise is "not attempted" while it defines I_AM_NOT_DONE before including this header.
-extern const char kStageSource[];
-extern const bool kStageAttempted;
-#ifdef STAGE_SOURCE
-const char kStageSource[] = STAGE_SOURCE;
-#ifdef I_AM_NOT_DONE
-const bool kStageAttempted = false;
-#else
-const bool kStageAttempted = true;
-#endif
-#endif
+#include "exercise.h"

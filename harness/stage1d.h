@@ -24,17 +24,4 @@ extern const Stage1DInfo kStage1D;
 // stencil), else the launch's (cudaGetLastError()).
 Status launch_derivative(const float* f, float* out, unsigned n, float h, int order, int derivative, cudaStream_t s);
 
-inline unsigned ceil_div(unsigned a, unsigned b) { return (a + b - 1) / b; }
-
-// As in stage.h: Meson compiles the stage file with STAGE_SOURCE="chapters/01_discretization/stencil.cu"
-// (or solutions/). An exercise is "not attempted" while it defines I_AM_NOT_DONE before including this header.
-extern const char kStageSource[];
-extern const bool kStageAttempted;
-#ifdef STAGE_SOURCE
-const char kStageSource[] = STAGE_SOURCE;
-#ifdef I_AM_NOT_DONE
-const bool kStageAttempted = false;
-#else
-const bool kStageAttempted = true;
-#endif
-#endif
+#include "exercise.h"
