@@ -18,8 +18,8 @@ OpbModel textbook_opb(OpbFormula f, unsigned T, unsigned Z) {
         return {kFlopsPerPoint * out / (4.0 * in), s.str()};
     }
     case OpbFormula::Column: {
-        s << "13·Z / (4·(5·Z + 2)), Z = " << Z;
-        return {kFlopsPerPoint * double(Z) / (4.0 * (5.0 * Z + 2)), s.str()};
+        s << "13·Z / (4·(3·Z + 2)), Z = " << Z;
+        return {kFlopsPerPoint * double(Z) / (4.0 * (3.0 * Z + 2)), s.str()};
     }
     }
     return {0, "unknown"};

@@ -10,7 +10,8 @@ enum class OpbFormula {
     Basic,      // every output loads its 7 inputs: 13 / (7·4)
     CubeTile,   // a T×T×T input tile per block, (T-2)³ outputs (Fig. 8.8)
     PlaneTile,  // a T×T input plane per step, Z output planes per block (Fig. 8.10, 8.12)
-    Column,     // a thread walks Z cells along i: 1 new load + 4 x-y neighbour loads per output
+    Column,     // a thread walks Z cells along i, k-neighbours by shuffles: per output its centre
+                // (plus 2 planes per chunk of Z) and its j-1, j+1 neighbours
 };
 
 struct OpbModel {

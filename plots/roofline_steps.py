@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Measures stage 06's design steps (chapters/06_roofline/README.md) in one run on this GPU:
-the book's stages, then stage 06 built with other block shapes and z-chunks.
+"""Measures stage 06's last design steps (chapters/06_roofline/README.md) in one run on this GPU:
+the book's stages, then stage 06's float4 kernel built with other block shapes and z-chunks
+(BLOCK_XxBLOCK_YxZ_CHUNK; the grid size N must be divisible by 4 for that kernel).
 
 usage: python3 plots/roofline_steps.py [--n 512] [--variants BXxBYxZ,...]   (after a build)
 Prints a table: variant, median ms, % of the device-to-device copy, speed-up over stage 02."""
@@ -13,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build"
-DEFAULT = "32x32x30,32x8x30,32x4x16,32x8x16,32x4x32,32x8x64,32x2x16,64x4x16,32x16x16"
+DEFAULT = "32x8x16,32x8x8,32x8x6,32x8x4,32x8x3,32x8x2,32x4x4,32x16x4"
 
 
 def run(program, n, json_path, label):
@@ -26,8 +27,8 @@ def run(program, n, json_path, label):
 def build_variant(bx, by, z, out):
     source = ROOT / "solutions" / "06_roofline" / "stencil.cu"
     cmd = ["nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-lineinfo", f"-I{ROOT / 'harness'}",
-           f'-DSTAGE_SOURCE="solutions/06_roofline/stencil.cu"', f"-DBLOCK_X={bx}", f"-DBLOCK_Y={by}",
-           f"-DZ_CHUNK={z}", str(source), str(BUILD / "libharness_runner.a"), str(BUILD / "libharness_core.a"),
+           f'-DSTAGE_SOURCE="solutions/06_roofline/stencil.cu"', f"-DTRY_BLOCK_X={bx}", f"-DTRY_BLOCK_Y={by}",
+           f"-DTRY_Z_CHUNK={z}", str(source), str(BUILD / "libharness_runner.a"), str(BUILD / "libharness_core.a"),
            "-o", str(out)]
     subprocess.run(cmd, check=True)
 
@@ -46,7 +47,7 @@ def main():
             bx, by, z = (int(x) for x in v.split("x"))
             exe = tmp / f"v{v}"
             build_variant(bx, by, z, exe)
-            rows.append(run(exe, a.n, tmp / f"{v}.json", f"06 block {bx}x{by}, Z={z}"))
+            rows.append(run(exe, a.n, tmp / f"{v}.json", f"06 float4, block {bx}x{by}, Z={z}"))
     base = rows[0]["time_ms"]["median"]
     print(f"\n{rows[0]['device']}, N = {a.n}")
     print(f"{'variant':34} {'median ms':>10} {'% copy':>7} {'vs 02':>6} {'regs':>5} {'occ':>5}")

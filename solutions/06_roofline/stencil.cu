@@ -2,53 +2,103 @@
 // Lesson: chapters/06_roofline/README.md
 #include "stage.h"
 
-// Each thread computes a column of Z_CHUNK cells along i. Its i-1 and i+1 neighbours stay in
-// registers as it walks (as in stage 05); the four x-y neighbours are plain loads that the L1
-// cache serves, because the neighbouring threads of the block loaded those cells as their own.
-// No shared memory, no barriers: nothing stalls a warp but memory itself.
-// The #ifndef lets a script try other shapes: nvcc -DBLOCK_Y=8 ...
-#ifndef BLOCK_X
-#define BLOCK_X 64  // threads along k: each warp reads one 128-byte line
+// Each thread owns four neighbouring cells along k and walks Z_CHUNK planes along i. Its i-1
+// and i+1 values stay in registers (as in stage 05); every load is 16 bytes wide (a float4),
+// and the k-1/k+1 neighbours come from the next lanes' registers through warp shuffles. There
+// is no shared memory and no barrier: nothing holds a warp back but memory itself.
+// (plots/roofline_steps.py tries other values with nvcc -DTRY_BLOCK_X=... and so on.)
+#ifndef TRY_BLOCK_X
+#define TRY_BLOCK_X 32
+#define TRY_BLOCK_Y 8
+#define TRY_Z_CHUNK 4
 #endif
-#ifndef BLOCK_Y
-#define BLOCK_Y 4   // threads along j
-#endif
-#ifndef Z_CHUNK
-#define Z_CHUNK 16  // cells along i per thread
-#endif
+constexpr unsigned BLOCK_X = TRY_BLOCK_X;  // threads along k: a warp covers 128 cells = 512 contiguous bytes
+constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
+constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;  // planes per thread: short chunks make many blocks, so many loads in flight
 
+__device__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+
+// Writes the interior cells among k, k+1, k+2, k+3: one 16-byte store when all four are interior.
+__device__ void store_interior(float* out, float4 r, unsigned int k, unsigned int N) {
+    if (k >= 1 && k + 3 <= N - 2) {
+        *reinterpret_cast<float4*>(out) = r;
+        return;
+    }
+    const float v[4] = {r.x, r.y, r.z, r.w};
+    for (unsigned int e = 0; e < 4; ++e)
+        if (k + e >= 1 && k + e <= N - 2) out[e] = v[e];
+}
+
+// Needs N % 4 == 0, so that every row starts on a 16-byte boundary.
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 stencil_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, Coefficients c) {
-    // ---- EXERCISE 1 of 2: this thread's (j, k) and its first cell along i; leave if (j, k) is not interior ----
-    unsigned int k = blockIdx.x * BLOCK_X + threadIdx.x;
+    // ---- EXERCISE 1 of 2: this thread's first cell k, its row j, its planes iStart..iEnd-1 ----
+    unsigned int k = 4 * (blockIdx.x * BLOCK_X + threadIdx.x);
     unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
     unsigned int iStart = 1 + blockIdx.z * Z_CHUNK;
-    if (j < 1 || j > N - 2 || k < 1 || k > N - 2) return;  // no barrier below, so leaving early is safe
-    unsigned int iEnd = min(iStart + Z_CHUNK, N - 1);          // one past the last cell, at most N-2
+    unsigned int iEnd = min(iStart + Z_CHUNK, N - 1);
+    bool active = j >= 1 && j <= N - 2 && k < N;  // no early return: every lane takes part in the shuffles
     // ---- END EXERCISE ----
 
-    const unsigned int plane = N * N;  // distance between (i, j, k) and (i+1, j, k)
+    const unsigned int plane = N * N;  // distance from (i, j, k) to (i+1, j, k)
+    const unsigned int lane = threadIdx.x % 32;
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    unsigned int at = iStart * plane + j * N + k;
+    float4 inPrev = active ? load4(in + at - plane) : zero;
+    float4 inCurr = active ? load4(in + at) : zero;
+#pragma unroll 2
+    for (unsigned int i = iStart; i < iEnd; ++i, at += plane) {
+        // ---- EXERCISE 2 of 2: load plane i+1 and rows j-1, j+1; get k-1 and k+4 from the neighbouring lanes; the four outputs ----
+        float4 inNext = active ? load4(in + at + plane) : zero;
+        float4 down = active ? load4(in + at - N) : zero;
+        float4 up = active ? load4(in + at + N) : zero;
+        float left = __shfl_up_sync(0xffffffffu, inCurr.w, 1);     // cell k-1, held by lane - 1
+        float right = __shfl_down_sync(0xffffffffu, inCurr.x, 1);  // cell k+4, held by lane + 1
+        if (lane == 0 && active && k > 0) left = in[at - 1];       // the warp's edges load theirs
+        if (lane == 31 && active && k + 4 < N) right = in[at + 4];
+        float4 r;
+        r.x = c.c0 * inCurr.x + c.c1 * left     + c.c2 * inCurr.y + c.c3 * down.x + c.c4 * up.x + c.c5 * inPrev.x + c.c6 * inNext.x;
+        r.y = c.c0 * inCurr.y + c.c1 * inCurr.x + c.c2 * inCurr.z + c.c3 * down.y + c.c4 * up.y + c.c5 * inPrev.y + c.c6 * inNext.y;
+        r.z = c.c0 * inCurr.z + c.c1 * inCurr.y + c.c2 * inCurr.w + c.c3 * down.z + c.c4 * up.z + c.c5 * inPrev.z + c.c6 * inNext.z;
+        r.w = c.c0 * inCurr.w + c.c1 * inCurr.z + c.c2 * right    + c.c3 * down.w + c.c4 * up.w + c.c5 * inPrev.w + c.c6 * inNext.w;
+        // ---- END EXERCISE ----
+        if (active) store_interior(out + at, r, k, N);
+        inPrev = inCurr;
+        inCurr = inNext;
+    }
+}
+
+// For N not divisible by 4, rows are not 16-byte aligned: one cell per thread, 16 planes each
+// (the kernel of step 3 in the lesson).
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
+stencil_kernel_unaligned(const float* __restrict__ in, float* __restrict__ out, unsigned int N, Coefficients c) {
+    unsigned int k = blockIdx.x * BLOCK_X + threadIdx.x;
+    unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
+    unsigned int iStart = 1 + blockIdx.z * 16;
+    if (j < 1 || j > N - 2 || k < 1 || k > N - 2) return;
+    unsigned int iEnd = min(iStart + 16, N - 1);
+    const unsigned int plane = N * N;
     unsigned int at = iStart * plane + j * N + k;
     float inPrev = in[at - plane];
     float inCurr = in[at];
-
-    // ---- EXERCISE 2 of 2: walk i from iStart to iEnd-1: load i+1, write out[at], slide the registers ----
 #pragma unroll 4
     for (unsigned int i = iStart; i < iEnd; ++i, at += plane) {
         float inNext = in[at + plane];
-        out[at] = c.c0 * inCurr
-                + c.c1 * in[at - 1] + c.c2 * in[at + 1]
-                + c.c3 * in[at - N] + c.c4 * in[at + N]
+        out[at] = c.c0 * inCurr + c.c1 * in[at - 1] + c.c2 * in[at + 1] + c.c3 * in[at - N] + c.c4 * in[at + N]
                 + c.c5 * inPrev + c.c6 * inNext;
         inPrev = inCurr;
         inCurr = inNext;
     }
-    // ---- END EXERCISE ----
 }
 
 Status launch_stencil(const float* in, float* out, unsigned N, const Coefficients& c, cudaStream_t s) {
     dim3 block(BLOCK_X, BLOCK_Y, 1);
-    dim3 grid(ceil_div(N, BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
+    if (N % 4 != 0) {
+        dim3 grid(ceil_div(N, BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, 16));
+        stencil_kernel_unaligned<<<grid, block, 0, s>>>(in, out, N, c);
+        return cudaGetLastError();
+    }
+    dim3 grid(ceil_div(N, 4 * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
     stencil_kernel<<<grid, block, 0, s>>>(in, out, N, c);
     return cudaGetLastError();
 }
