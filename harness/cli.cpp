@@ -11,24 +11,24 @@ bool parse_uint(const std::string& text, unsigned long long& value) {
     return ec == std::errc() && ptr == end && !text.empty();
 }
 
-std::string parse_sizes(const std::string& text, std::vector<unsigned>& sizes) {
+}  // namespace
+
+std::string parse_size_list(const std::string& text, unsigned long long max_n, const std::string& why_max,
+                            std::vector<unsigned>& sizes) {
+    const std::string malformed = "--n expects grid sizes like 256 or 3,33,512, got '" + text + "'";
     sizes.clear();
     std::stringstream list(text);
     std::string item;
     while (std::getline(list, item, ',')) {
         unsigned long long n;
-        if (!parse_uint(item, n)) return "--n expects grid sizes like 256 or 3,33,512, got '" + text + "'";
+        if (!parse_uint(item, n)) return malformed;
         if (n < kMinN) return "--n " + item + " is too small: a grid needs N >= 3 to have an interior cell";
-        if (n > kMaxN)
-            return "--n " + item + " is too large: the kernels index with 32-bit unsigned arithmetic, so N³ must be "
-                   "below 2^32 (N <= " + std::to_string(kMaxN) + ")";
+        if (n > max_n) return "--n " + item + " is too large: " + why_max + " (N <= " + std::to_string(max_n) + ")";
         sizes.push_back(unsigned(n));
     }
-    if (sizes.empty() || text.back() == ',') return "--n expects grid sizes like 256 or 3,33,512, got '" + text + "'";
+    if (sizes.empty() || text.back() == ',') return malformed;
     return "";
 }
-
-}  // namespace
 
 std::string parse_args(int argc, const char* const* argv, Options& o) {
     for (int a = 1; a < argc; ++a) {
@@ -57,7 +57,9 @@ std::string parse_args(int argc, const char* const* argv, Options& o) {
         else if (arg == "--as-test") err = flag(o.as_test);
         else if (arg == "--n" || arg == "--reps" || arg == "--warmup" || arg == "--seed" || arg == "--json") {
             if (!take_value(text)) return arg + " needs a value";
-            if (arg == "--n") err = parse_sizes(text, o.sizes);
+            if (arg == "--n")
+                err = parse_size_list(text, kMaxN, "the kernels index with 32-bit unsigned arithmetic, so N³ must be "
+                                      "below 2^32", o.sizes);
             else if (arg == "--json") o.json_path = text;
             else if (!parse_uint(text, n)) err = arg + " expects a whole number, got '" + text + "'";
             else if (arg == "--seed") o.seed = n;

@@ -22,4 +22,9 @@ struct Options {
 
 // Fills `o` from argv. Returns "" on success, else a message naming the bad argument.
 std::string parse_args(int argc, const char* const* argv, Options& o);
+
+// Parses the value of --n, a list like "3,33,512", into `sizes`: each at least kMinN and at
+// most `max_n` (`why_max` says why, for the message). Returns "" or a message.
+std::string parse_size_list(const std::string& text, unsigned long long max_n, const std::string& why_max,
+                            std::vector<unsigned>& sizes);
 std::string usage(const std::string& program);

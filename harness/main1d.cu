@@ -4,12 +4,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,23 +51,6 @@ struct Options1D {
     bool study_only = false;
 };
 
-std::string parse_sizes1d(const std::string& text, std::vector<unsigned>& sizes) {
-    const std::string example = "--n expects numbers of grid points like 7 or 3,100,1000003, got '" + text + "'";
-    sizes.clear();
-    std::stringstream list(text);
-    std::string item;
-    while (std::getline(list, item, ',')) {
-        unsigned long long n = 0;
-        auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
-        if (ec != std::errc() || ptr != item.data() + item.size() || item.empty()) return example;
-        if (n < kMinN) return "--n " + item + " is too small: a 1D grid needs N >= 3 points to have an interior point";
-        if (n > kMaxPoints1D) return "--n " + item + " is too large: at most " + std::to_string(kMaxPoints1D) + " points";
-        sizes.push_back(unsigned(n));
-    }
-    if (sizes.empty() || text.back() == ',') return example;
-    return "";
-}
-
 // Takes --n and --study-only out of argv; the other arguments are kept, in order, for parse_args.
 std::string split_args(int argc, char** argv, Options1D& o1, std::vector<const char*>& rest) {
     rest.push_back(argv[0]);
@@ -82,7 +63,9 @@ std::string split_args(int argc, char** argv, Options1D& o1, std::vector<const c
                 value = argv[++a];
             } else
                 value = arg.substr(4);
-            if (std::string err = parse_sizes1d(value, o1.sizes); !err.empty()) return err;
+            if (std::string err = parse_size_list(value, kMaxPoints1D, "checking needs 12 bytes of host memory a point, so 1D grids stop near 3 GB", o1.sizes);
+                !err.empty())
+                return err;
         } else if (arg == "--study-only") {
             o1.study_only = true;
         } else {
