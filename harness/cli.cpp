@@ -1,17 +1,56 @@
 #include "cli.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 
-namespace {
-
-bool parse_uint(const std::string& text, unsigned long long& value) {
+bool parse_whole(const std::string& text, unsigned long long& value) {
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, value);
     return ec == std::errc() && ptr == end && !text.empty();
 }
 
+bool parse_real(const std::string& text, double& value) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+    char* end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && std::isfinite(value);
+}
+
+namespace {
+const char* const kCommonValueOptions[] = {"--n", "--reps", "--warmup", "--seed", "--json"};
 }  // namespace
+
+std::string split_args(int argc, const char* const* argv, const std::vector<ProgramOption>& own, const TakeOption& take,
+                       std::vector<const char*>& rest) {
+    rest.push_back(argv[0]);
+    for (int a = 1; a < argc; ++a) {
+        std::string arg = argv[a], value;
+        size_t eq = arg.find('=');
+        bool inline_value = arg.rfind("--", 0) == 0 && eq != std::string::npos;
+        std::string name = inline_value ? arg.substr(0, eq) : arg;
+        const ProgramOption* option = nullptr;
+        for (const ProgramOption& o : own)
+            if (name == o.name) option = &o;
+        if (option == nullptr) {
+            rest.push_back(argv[a]);
+            // A common option's value stays with it, even when it looks like one of ours.
+            for (const char* common : kCommonValueOptions)
+                if (!inline_value && name == common && a + 1 < argc) rest.push_back(argv[++a]);
+            continue;
+        }
+        if (option->takes_value) {
+            if (inline_value) value = arg.substr(eq + 1);
+            else if (a + 1 < argc) value = argv[++a];
+            else return name + " needs a value";
+        } else if (inline_value) {
+            return name + " takes no value";
+        }
+        if (std::string err = take(name, value); !err.empty()) return err;
+    }
+    return "";
+}
 
 std::string parse_size_list(const std::string& text, unsigned long long max_n, const std::string& why_max,
                             std::vector<unsigned>& sizes) {
@@ -21,7 +60,7 @@ std::string parse_size_list(const std::string& text, unsigned long long max_n, c
     std::string item;
     while (std::getline(list, item, ',')) {
         unsigned long long n;
-        if (!parse_uint(item, n)) return malformed;
+        if (!parse_whole(item, n)) return malformed;
         if (n < kMinN) return "--n " + item + " is too small: a grid needs N >= 3 to have an interior cell";
         if (n > max_n) return "--n " + item + " is too large: " + why_max + " (N <= " + std::to_string(max_n) + ")";
         sizes.push_back(unsigned(n));
@@ -61,7 +100,7 @@ std::string parse_args(int argc, const char* const* argv, Options& o) {
                 err = parse_size_list(text, kMaxN, "the kernels index with 32-bit unsigned arithmetic, so N³ must be "
                                       "below 2^32", o.sizes);
             else if (arg == "--json") o.json_path = text;
-            else if (!parse_uint(text, n)) err = arg + " expects a whole number, got '" + text + "'";
+            else if (!parse_whole(text, n)) err = arg + " expects a whole number, got '" + text + "'";
             else if (arg == "--seed") o.seed = n;
             else if (arg == "--reps" && (n < 1 || n > 100000)) err = "--reps must be between 1 and 100000";
             else if (arg == "--warmup" && n > 100000) err = "--warmup must be at most 100000";

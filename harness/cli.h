@@ -1,6 +1,7 @@
 #pragma once
 // Command-line options shared by every stage's program.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,3 +29,18 @@ std::string parse_args(int argc, const char* const* argv, Options& o);
 std::string parse_size_list(const std::string& text, unsigned long long max_n, const std::string& why_max,
                             std::vector<unsigned>& sizes);
 std::string usage(const std::string& program);
+
+// Options that one program adds to the common ones (stage 01's --study-only, the heat options).
+struct ProgramOption {
+    const char* name;  // "--bc"
+    bool takes_value;
+};
+using TakeOption = std::function<std::string(const std::string& name, const std::string& value)>;
+// Takes the program's own options out of argv, as "--name value" or "--name=value", and hands
+// each to `take` (value "" for a flag); the other arguments stay in `rest`, in order, for
+// parse_args (a common option keeps its value with it). Returns "" or the first message.
+std::string split_args(int argc, const char* const* argv, const std::vector<ProgramOption>& own, const TakeOption& take,
+                       std::vector<const char*>& rest);
+// Parses a whole number or a finite real number; false if `text` is anything else.
+bool parse_whole(const std::string& text, unsigned long long& value);
+bool parse_real(const std::string& text, double& value);

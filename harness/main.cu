@@ -13,24 +13,12 @@
 #include "cli.h"
 #include "cuda_check.h"
 #include "program.h"
+#include "gpu_timing.h"
 #include "grid.h"
 #include "report.h"
 #include "stage.h"
 
 namespace {
-
-Resources kernel_resources(const Gpu& g) {
-    cudaFuncAttributes a{};
-    CUDA_CHECK(cudaFuncGetAttributes(&a, kStage.kernel));
-    Resources r;
-    r.threads_per_block = kStage.block.x * kStage.block.y * kStage.block.z;
-    r.shared_bytes = a.sharedSizeBytes + kStage.dynamic_shared_bytes;
-    r.registers = a.numRegs;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm, kStage.kernel, int(r.threads_per_block),
-                                                             kStage.dynamic_shared_bytes));
-    r.occupancy = double(r.blocks_per_sm) * r.threads_per_block / g.prop.maxThreadsPerMultiProcessor;
-    return r;
-}
 
 // The output grid sits between two guard zones filled with kGuardByte: a write past either
 // end of the grid changes them, which the check reports even without compute-sanitizer.
@@ -55,31 +43,6 @@ void require_device_memory(unsigned N, const Sizes& z) {
                              gigabytes(double(free_bytes)) + " free of " + gigabytes(double(total_bytes)));
 }
 
-// Median, min and max of `reps` timed runs of `work` after `warmup` untimed ones. Before each
-// timed run, writing a buffer twice the size of L2 evicts the grids, so small grids are timed
-// from DRAM like large ones.
-template <class Work>
-TimeStats time_runs(Work work, const Options& o, cudaStream_t s, const DeviceBuffer& flush, size_t flush_bytes) {
-    for (int w = 0; w < o.warmup; ++w) work();
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    std::vector<float> times;
-    for (int r = 0; r < o.reps; ++r) {
-        CUDA_CHECK(cudaMemsetAsync(flush.ptr, r & 0xFF, flush_bytes, s));
-        CUDA_CHECK(cudaEventRecord(start, s));
-        work();
-        CUDA_CHECK(cudaEventRecord(stop, s));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return summarize(times);
-}
-
 bool guards_intact(const DeviceBuffer& out, const Sizes& z) {
     std::vector<unsigned char> guard(4 * z.guard);
     for (size_t offset : {size_t(0), z.guard + z.cells}) {
@@ -90,7 +53,7 @@ bool guards_intact(const DeviceBuffer& out, const Sizes& z) {
 }
 
 RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficients& c, const Resources& res) {
-    Sizes z{grid_cells(N), guard_floats(N), o.check_only ? 0 : std::max<size_t>(2 * size_t(g.prop.l2CacheSize), 1 << 23)};
+    Sizes z{grid_cells(N), guard_floats(N), o.check_only ? 0 : l2_flush_bytes(g)};
     require_device_memory(N, z);
 
     std::vector<float> in(z.cells), out(z.cells);
@@ -168,7 +131,7 @@ int main(int argc, char** argv) {
                 std::printf("%s%s\n", o.as_test ? "SKIP: " : "", why.c_str());
                 return o.as_test ? kSkip : kNoGpu;
             }
-            Resources res = kernel_resources(g);
+            Resources res = kernel_resources(g, kStage.kernel, kStage.block, kStage.dynamic_shared_bytes);
             Coefficients c = random_coefficients(o.seed);
             bool header = false;
             for (unsigned N : o.sizes) {

@@ -52,30 +52,14 @@ struct Options1D {
 };
 
 // Takes --n and --study-only out of argv; the other arguments are kept, in order, for parse_args.
-std::string split_args(int argc, char** argv, Options1D& o1, std::vector<const char*>& rest) {
-    rest.push_back(argv[0]);
-    for (int a = 1; a < argc; ++a) {
-        std::string arg = argv[a];
-        if (arg == "--n" || arg.rfind("--n=", 0) == 0) {
-            std::string value;
-            if (arg == "--n") {
-                if (a + 1 >= argc) return "--n needs a value";
-                value = argv[++a];
-            } else
-                value = arg.substr(4);
-            if (std::string err = parse_size_list(value, kMaxPoints1D, "checking needs 12 bytes of host memory a point, so 1D grids stop near 3 GB", o1.sizes);
-                !err.empty())
-                return err;
-        } else if (arg == "--study-only") {
-            o1.study_only = true;
-        } else {
-            rest.push_back(argv[a]);
-            // An option's value stays with it, even when it looks like --n.
-            bool takes_value = arg == "--reps" || arg == "--warmup" || arg == "--seed" || arg == "--json";
-            if (takes_value && a + 1 < argc) rest.push_back(argv[++a]);
-        }
-    }
-    return "";
+std::string split_args1d(int argc, char** argv, Options1D& o1, std::vector<const char*>& rest) {
+    return split_args(argc, argv, {{"--n", true}, {"--study-only", false}},
+                      [&](const std::string& name, const std::string& value) -> std::string {
+                          if (name == "--study-only") return o1.study_only = true, "";
+                          return parse_size_list(value, kMaxPoints1D, "checking needs 12 bytes of host memory a "
+                                                 "point, so 1D grids stop near 3 GB", o1.sizes);
+                      },
+                      rest);
 }
 
 // `f` and `out` each sit between two guard zones. A thread past the end of `out` changes a guard
@@ -141,7 +125,7 @@ int main(int argc, char** argv) {
     Options1D o1;
     std::vector<const char*> rest;
     Options o;
-    std::string err = split_args(argc, argv, o1, rest);
+    std::string err = split_args1d(argc, argv, o1, rest);
     if (err.empty()) err = parse_args(int(rest.size()), rest.data(), o);
     if (!err.empty()) {
         std::fprintf(stderr, "%s: %s\n(run with --help for the options)\n", program.c_str(), err.c_str());

@@ -32,7 +32,6 @@ Rates rates(const RunRecord& r) {
     return x;
 }
 
-namespace {
 std::string fmt(const char* f, double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, f, v);
@@ -49,7 +48,16 @@ std::string json_string(const std::string& s) {
     return out + "\"";
 }
 std::string json_number(double v) { return std::isfinite(v) ? fmt("%.6g", v) : "null"; }
-}  // namespace
+std::string json_stats(const TimeStats& t) {
+    return "{\"median\": " + json_number(t.median_ms) + ", \"min\": " + json_number(t.min_ms) +
+           ", \"max\": " + json_number(t.max_ms) + ", \"reps\": " + std::to_string(t.reps) + "}";
+}
+
+std::string json_resources(const Resources& r) {
+    return "{\"threads_per_block\": " + std::to_string(r.threads_per_block) +
+           ", \"shared_bytes\": " + std::to_string(r.shared_bytes) + ", \"registers\": " + std::to_string(r.registers) +
+           ", \"blocks_per_sm\": " + std::to_string(r.blocks_per_sm) + ", \"occupancy\": " + json_number(r.occupancy) + "}";
+}
 
 std::string report_header(const RunRecord& r) {
     std::ostringstream s;
@@ -94,16 +102,10 @@ std::string to_json(const RunRecord& r) {
       << ", \"tile\": {\"in_tile_dim\": " << r.in_tile_dim << ", \"out_tile_dim\": " << r.out_tile_dim
       << ", \"z_coarsening\": " << r.z_coarsening << "}"
       << ", \"model\": {\"opb\": " << json_number(r.model.opb) << ", \"formula\": " << json_string(r.model.formula)
-      << "}, \"resources\": {\"threads_per_block\": " << r.resources.threads_per_block
-      << ", \"shared_bytes\": " << r.resources.shared_bytes << ", \"registers\": " << r.resources.registers
-      << ", \"blocks_per_sm\": " << r.resources.blocks_per_sm
-      << ", \"occupancy\": " << json_number(r.resources.occupancy) << "}";
+      << "}, \"resources\": " << json_resources(r.resources);
     if (r.timed)
-        s << ", \"time_ms\": {\"median\": " << json_number(r.kernel.median_ms) << ", \"min\": "
-          << json_number(r.kernel.min_ms) << ", \"max\": " << json_number(r.kernel.max_ms)
-          << ", \"reps\": " << r.kernel.reps << "}, \"copy_ms\": {\"median\": " << json_number(r.copy.median_ms)
-          << ", \"min\": " << json_number(r.copy.min_ms) << ", \"max\": " << json_number(r.copy.max_ms)
-          << ", \"reps\": " << r.copy.reps << "}, \"points_per_s\": " << json_number(x.points_per_s)
+        s << ", \"time_ms\": " << json_stats(r.kernel) << ", \"copy_ms\": " << json_stats(r.copy)
+          << ", \"points_per_s\": " << json_number(x.points_per_s)
           << ", \"gflops\": " << json_number(x.gflops) << ", \"gbps\": " << json_number(x.gbps)
           << ", \"copy_gbps\": " << json_number(x.copy_gbps)
           << ", \"fraction_of_copy\": " << json_number(x.fraction_of_copy);

@@ -42,3 +42,10 @@ std::string report_header(const RunRecord& r);  // the stage, device, resources 
 std::string report_columns();
 std::string report_row(const RunRecord& r);
 std::string to_json(const RunRecord& r);
+
+// Pieces of the JSON records and tables, shared with the time-stepping report.
+std::string fmt(const char* format, double v);  // snprintf of one number
+std::string json_string(const std::string& s);
+std::string json_number(double v);               // null for NaN and infinity
+std::string json_stats(const TimeStats& t);      // {"median": ..., "min": ..., "max": ..., "reps": ...}
+std::string json_resources(const Resources& r);  // {"threads_per_block": ..., "occupancy": ...}
