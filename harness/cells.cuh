@@ -23,21 +23,27 @@ template <> __device__ inline double from_arith<double>(double x) { return x; }
 template <> __device__ inline __half from_arith<__half>(float x) { return __float2half_rn(x); }
 template <> __device__ inline __nv_bfloat16 from_arith<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
-// How many cells of T fill one 16-byte access: 4 floats, 2 doubles, 8 halves.
-template <class T> constexpr int kWide = 16 / sizeof(T);
-
 // W neighbouring cells along k, held in the arithmetic type.
 template <class T, int W> struct Cells {
     Arith<T> v[W];
 };
 
-// Loads cells p[0..W-1]; for W = kWide<T> in one 16-byte access, so p must be 16-byte aligned.
+// An unsigned type of `bytes` bytes, for one wide access: 4, 8 or 16 (uint4).
+template <int bytes> struct Raw;
+template <> struct Raw<4> { using type = unsigned int; };
+template <> struct Raw<8> { using type = uint2; };
+template <> struct Raw<16> { using type = uint4; };
+template <class T, int W> constexpr bool kOneAccess = W > 1 && (W * sizeof(T) == 4 || W * sizeof(T) == 8 || W * sizeof(T) == 16);
+
+// Loads cells p[0..W-1]: in one access of W·sizeof(T) bytes where that is 4, 8 or 16 bytes, so p
+// must then be aligned to that size.
 template <int W, class T> __device__ Cells<T, W> load_cells(const T* p) {
     Cells<T, W> c;
-    if constexpr (W * sizeof(T) == 16) {
-        uint4 raw = *reinterpret_cast<const uint4*>(p);
+    if constexpr (kOneAccess<T, W>) {
+        using R = typename Raw<W * sizeof(T)>::type;
+        R raw = *reinterpret_cast<const R*>(p);
         T t[W];
-        memcpy(t, &raw, 16);
+        memcpy(t, &raw, sizeof raw);
         for (int e = 0; e < W; ++e) c.v[e] = to_arith(t[e]);
     } else {
         for (int e = 0; e < W; ++e) c.v[e] = to_arith(p[e]);
@@ -45,14 +51,15 @@ template <int W, class T> __device__ Cells<T, W> load_cells(const T* p) {
     return c;
 }
 
-// Stores all W cells (one 16-byte access where W = kWide<T>).
+// Stores all W cells, in one access where load_cells uses one.
 template <int W, class T> __device__ void store_cells(T* p, const Cells<T, W>& c) {
-    if constexpr (W * sizeof(T) == 16) {
+    if constexpr (kOneAccess<T, W>) {
+        using R = typename Raw<W * sizeof(T)>::type;
         T t[W];
         for (int e = 0; e < W; ++e) t[e] = from_arith<T>(c.v[e]);
-        uint4 raw;
-        memcpy(&raw, t, 16);
-        *reinterpret_cast<uint4*>(p) = raw;
+        R raw;
+        memcpy(&raw, t, sizeof raw);
+        *reinterpret_cast<R*>(p) = raw;
     } else {
         for (int e = 0; e < W; ++e) p[e] = from_arith<T>(c.v[e]);
     }

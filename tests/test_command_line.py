@@ -3,16 +3,20 @@
 never crash. Runs on any machine: arguments are parsed before the GPU is touched, and the
 "no GPU" case hides the GPUs with CUDA_VISIBLE_DEVICES.
 
-usage: test_command_line.py STAGE_PROGRAM"""
+usage: test_command_line.py [--heat] STAGE_PROGRAM     (--heat: a time-stepping stage, 07 onward)"""
 import os
 import subprocess
 import sys
 
-program = sys.argv[1]
+heat = sys.argv[1] == "--heat"
+program = sys.argv[-1]
 failures = []
+cases = 0
 
 
 def expect(args, code, text, env=None):
+    global cases
+    cases += 1
     run = subprocess.run([program, *args], capture_output=True, text=True, timeout=60,
                          env={**os.environ, **(env or {})})
     output = run.stdout + run.stderr
@@ -28,11 +32,17 @@ expect(["--frobnicate"], 2, "unknown option '--frobnicate'")
 expect(["--json"], 2, "needs a value")
 expect(["--json", "/nonexistent-dir/x.json", "--n", "3"], 2, "cannot open")
 expect(["--help"], 0, "usage:")
+if heat:
+    expect(["--n", "64", "--dt", "1e-3"], 2, "above the stability limit")
+    expect(["--bc", "robin"], 2, "dirichlet, neumann or periodic")
+    expect(["--precision", "fp8"], 2, "float, double, half or bf16")
+    expect(["--steps", "3", "--t-end", "1"], 2, "exclude each other")
+    expect(["--jacobi", "--bc", "periodic"], 2, "Dirichlet")
 no_gpu = {"CUDA_VISIBLE_DEVICES": ""}
 expect(["--n", "3", "--check-only"], 3, "no CUDA GPU is available", no_gpu)
 expect(["--n", "3", "--check-only", "--as-test"], 77, "SKIP: no CUDA GPU", no_gpu)
 
 for f in failures:
     print(f)
-print(f"{10 - len(failures)} of 10 command-line cases as expected")
+print(f"{cases - len(failures)} of {cases} command-line cases as expected")
 sys.exit(1 if failures else 0)

@@ -5,10 +5,10 @@
 #include "cells.cuh"
 #include "heat_stage.h"
 
-// The sweep of stage 06, in any precision: a thread owns W neighbouring cells along k (one
-// 16-byte load each: 4 floats, 2 doubles, 8 halves; W = 1 when rows are not 16-byte aligned)
-// and walks Z_CHUNK planes along i, its i-1 and i+1 cells in registers and its k-1 and k+W
-// neighbours from the next lanes through shuffles.
+// The sweep of stage 06, in any precision: a thread owns W neighbouring cells along k, loaded in
+// one access (4 floats or 2 doubles: 16 bytes; 4 halves: 8 bytes; W = 1 when the rows are not
+// aligned to that), and walks Z_CHUNK planes along i, its i-1 and i+1 cells in registers and its
+// k-1 and k+W neighbours from the next lanes through shuffles.
 constexpr unsigned BLOCK_X = 32;  // threads along k
 constexpr unsigned BLOCK_Y = 8;   // rows (j) per block
 constexpr unsigned Z_CHUNK = 4;   // planes (i) per thread
@@ -28,44 +28,11 @@ __device__ void store_state_cells(T* row, const Cells<T, W>& u, unsigned int k, 
     // ---- END EXERCISE ----
 }
 
-// The ghost index (0 or N-1, on the `low` face or the high one) that takes the value of state
-// cell x along one axis, or -1 if that ghost copies another cell.
-__device__ int ghost_copying(unsigned int x, unsigned int N, Boundary bc, bool low) {
-    unsigned int copied = 0;
-    if (bc == Boundary::Neumann) {
-        // ---- EXERCISE 3 of 5: Neumann - the ghost mirrors the state cell next to it ----
-        copied = low ? 1 : N - 2;
-        // ---- END EXERCISE ----
-    } else {
-        // ---- EXERCISE 4 of 5: periodic - the ghost copies the state cell on the far side ----
-        copied = low ? N - 2 : 1;
-        // ---- END EXERCISE ----
-    }
-    return x == copied ? int(low ? 0 : N - 1) : -1;
-}
-
-// Writes the new values of cells (i, j, k..k+W-1), then the face ghosts that copy them.
-template <int W, class T>
-__device__ void store_step(T* out, const Cells<T, W>& u, unsigned int i, unsigned int j, unsigned int k,
-                           unsigned int N, Boundary bc) {
-    store_state_cells(out + (i * N + j) * N, u, k, N);
-    if (bc == Boundary::Dirichlet) return;  // its ghosts hold fixed values
-    for (int side = 0; side < 2; ++side) {
-        bool low = side == 0;
-        int gi = ghost_copying(i, N, bc, low), gj = ghost_copying(j, N, bc, low);
-        if (gi >= 0) store_state_cells(out + (gi * N + j) * N, u, k, N);  // a row of the ghost plane
-        if (gj >= 0) store_state_cells(out + (i * N + gj) * N, u, k, N);  // a ghost row of this plane
-        for (int e = 0; e < W; ++e) {
-            int gk = ghost_copying(k + e, N, bc, low);
-            if (gk >= 0 && k + e >= 1 && k + e <= N - 2) out[(i * N + j) * N + gk] = from_arith<T>(u.v[e]);
-        }
-    }
-}
-
-template <int W, class T>
+// One step for the state cells (1..N-2 along each axis). WithSource adds source[cell] (Jacobi).
+template <int W, class T, bool WithSource>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
-                 Boundary bc, Arith<T> r) {
+                 Arith<T> r) {
     using A = Arith<T>;
     unsigned int k = W * (blockIdx.x * BLOCK_X + threadIdx.x);  // this thread's first cell along k
     unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
@@ -81,6 +48,7 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
         prev = load_cells<W>(in + at - plane);
         curr = load_cells<W>(in + at);
     }
+#pragma unroll 2
     for (unsigned int i = iStart; i < iEnd; ++i, at += plane) {
         Cells<T, W> next{}, down{}, up{}, u;
         if (active) {
@@ -100,32 +68,73 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
             u.v[e] = curr.v[e] + r * (sum - A(6) * curr.v[e]);
         }
         // ---- END EXERCISE ----
-        if (source != nullptr && active) {
-            Cells<T, W> q = load_cells<W>(source + at);
-            for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
+        if constexpr (WithSource) {
+            if (active) {
+                Cells<T, W> q = load_cells<W>(source + at);
+                for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
+            }
         }
-        if (active) store_step(out, u, i, j, k, N, bc);
+        if (active) store_state_cells(out + (i * N + j) * N, u, k, N);
         prev = curr;
         curr = next;
     }
 }
 
-// 16-byte accesses when every row starts on a 16-byte boundary (N a multiple of W), else one cell.
+// The boundary condition, after each step: one thread per (a, b) position on the faces normal to
+// `axis` (blockIdx.z), writing ghost 0 and ghost N-1 of that line from its state cells.
+template <class T>
+__global__ void fill_ghosts_kernel(T* u, unsigned int N, Boundary bc) {
+    unsigned int b = 1 + blockIdx.x * blockDim.x + threadIdx.x;  // fastest in memory for two of the axes
+    unsigned int a = 1 + blockIdx.y * blockDim.y + threadIdx.y;
+    unsigned int axis = blockIdx.z;
+    if (a > N - 2 || b > N - 2) return;
+    // Cell x of the line through (a, b) along `axis`.
+    auto cell = [&](unsigned int x) {
+        return axis == 0 ? (x * N + a) * N + b : axis == 1 ? (a * N + x) * N + b : (a * N + b) * N + x;
+    };
+    unsigned int low_from = 0, high_from = 0;  // the state cells that ghost 0 and ghost N-1 copy
+    if (bc == Boundary::Neumann) {
+        // ---- EXERCISE 3 of 5: Neumann (zero flux) - each ghost mirrors the state cell next to it ----
+        low_from = 1;
+        high_from = N - 2;
+        // ---- END EXERCISE ----
+    } else {
+        // ---- EXERCISE 4 of 5: periodic - each ghost copies the state cell on the far side ----
+        low_from = N - 2;
+        high_from = 1;
+        // ---- END EXERCISE ----
+    }
+    u[cell(0)] = u[cell(low_from)];
+    u[cell(N - 1)] = u[cell(high_from)];
+}
+
+// Cells per thread when every row starts at a multiple of them (N a multiple of W), else 1.
+#ifndef TRY_HALF_CELLS
+#define TRY_HALF_CELLS 4
+#endif
+template <class T> constexpr int kWide = sizeof(T) == 2 ? TRY_HALF_CELLS : 16 / sizeof(T);
 template <class T> int vector_width(unsigned N) { return N % kWide<T> == 0 ? kWide<T> : 1; }
 
-template <int W, class T>
+template <int W, class T, bool WithSource>
 Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     dim3 block(BLOCK_X, BLOCK_Y, 1);
     dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
-    heat_step_kernel<W, T><<<grid, block, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out),
-                                                  static_cast<const T*>(step.source), N, step.bc, Arith<T>(step.r));
+    heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out),
+                                                              static_cast<const T*>(step.source), N, Arith<T>(step.r));
+    if (Status e = cudaGetLastError(); e != cudaSuccess || step.bc == Boundary::Dirichlet) return e;
+    dim3 face_block(32, 8, 1), faces(ceil_div(N - 2, 32), ceil_div(N - 2, 8), 3);
+    fill_ghosts_kernel<T><<<faces, face_block, 0, s>>>(static_cast<T*>(out), N, step.bc);
     return cudaGetLastError();
 }
 
 Status launch_heat_step(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     return with_storage_type(step.precision, [&](auto t) {
         using T = decltype(t);
-        return vector_width<T>(N) == 1 ? launch<1, T>(in, out, N, step, s) : launch<kWide<T>, T>(in, out, N, step, s);
+        if (step.source != nullptr)
+            return vector_width<T>(N) == 1 ? launch<1, T, true>(in, out, N, step, s)
+                                           : launch<kWide<T>, T, true>(in, out, N, step, s);
+        return vector_width<T>(N) == 1 ? launch<1, T, false>(in, out, N, step, s)
+                                       : launch<kWide<T>, T, false>(in, out, N, step, s);
     });
 }
 
@@ -148,8 +157,8 @@ KernelShape heat_kernel_shape(Precision p, unsigned N) {
     return with_storage_type(p, [&](auto t) {
         using T = decltype(t);
         int w = vector_width<T>(N);
-        const void* kernel = w == 1 ? reinterpret_cast<const void*>(heat_step_kernel<1, T>)
-                                    : reinterpret_cast<const void*>(heat_step_kernel<kWide<T>, T>);
+        const void* kernel = w == 1 ? reinterpret_cast<const void*>(heat_step_kernel<1, T, false>)
+                                    : reinterpret_cast<const void*>(heat_step_kernel<kWide<T>, T, false>);
         return KernelShape{kernel, dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w)};
     });
 }
