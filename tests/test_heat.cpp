@@ -184,6 +184,8 @@ int main() {
         // The answer returned from the other buffer: one step short.
         HostGrid two = steps_of(initial, M, bc, 0.125, 2, Precision::Float);
         CHECK(has(hint_for(two, initial, M, bc, 3), "other buffer"));
+        // The result pointing at the input: no step seems to have run.
+        CHECK(has(hint_for(initial, initial, M, bc, 3), "initial state"));
         // A state cell never written.
         HostGrid hole = ref.final;
         hole[grid_index(M, 5, 5, 5)] = NAN;

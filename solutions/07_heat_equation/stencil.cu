@@ -28,11 +28,27 @@ __device__ void store_state_cells(T* row, const Cells<T, W>& u, unsigned int k, 
     // ---- END EXERCISE ----
 }
 
-// One step for the state cells (1..N-2 along each axis). WithSource adds source[cell] (Jacobi).
+// The boundary condition: along one axis, the state cell whose new value the ghost at index 0
+// (low) or N-1 (high) takes. Dirichlet ghosts are never written.
+__device__ unsigned int ghost_source(bool low, unsigned int N, Boundary bc) {
+    if (bc == Boundary::Neumann) {
+        // ---- EXERCISE 3 of 5: Neumann (zero flux) - each ghost mirrors the state cell next to it ----
+        return low ? 1 : N - 2;
+        // ---- END EXERCISE ----
+    }
+    // ---- EXERCISE 4 of 5: periodic - each ghost copies the state cell on the far side ----
+    return low ? N - 2 : 1;
+    // ---- END EXERCISE ----
+}
+
+// One step for the state cells (1..N-2 along each axis), and the ghosts at the two ends of each
+// row (k = 0, N-1): those share a 32-byte sector with cells this kernel writes anyway, so they
+// cost nothing here, while a kernel of their own would touch one sector per row. WithSource
+// adds source[cell] (Jacobi).
 template <int W, class T, bool WithSource>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
-                 Arith<T> r) {
+                 Boundary bc, Arith<T> r) {
     using A = Arith<T>;
     unsigned int k = W * (blockIdx.x * BLOCK_X + threadIdx.x);  // this thread's first cell along k
     unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
@@ -74,38 +90,36 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
                 for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
             }
         }
-        if (active) store_state_cells(out + (i * N + j) * N, u, k, N);
+        if (active) {
+            T* row = out + (i * N + j) * N;
+            store_state_cells(row, u, k, N);
+            if (bc != Boundary::Dirichlet)
+                for (int e = 0; e < W; ++e) {
+                    if (k + e == ghost_source(true, N, bc)) row[0] = from_arith<T>(u.v[e]);
+                    if (k + e == ghost_source(false, N, bc)) row[N - 1] = from_arith<T>(u.v[e]);
+                }
+        }
         prev = curr;
         curr = next;
     }
 }
 
-// The boundary condition, after each step: one thread per (a, b) position on the faces normal to
-// `axis` (blockIdx.z), writing ghost 0 and ghost N-1 of that line from its state cells.
+// The ghost planes i = 0, N-1 and the ghost rows j = 0, N-1, after each step: one thread per
+// (a, b) position on those faces (blockIdx.z: 0 for i, 1 for j); consecutive threads touch
+// consecutive cells along k.
 template <class T>
 __global__ void fill_ghosts_kernel(T* u, unsigned int N, Boundary bc) {
-    unsigned int b = 1 + blockIdx.x * blockDim.x + threadIdx.x;  // fastest in memory for two of the axes
+    unsigned int k = 1 + blockIdx.x * blockDim.x + threadIdx.x;
     unsigned int a = 1 + blockIdx.y * blockDim.y + threadIdx.y;
-    unsigned int axis = blockIdx.z;
-    if (a > N - 2 || b > N - 2) return;
-    // Cell x of the line through (a, b) along `axis`.
-    auto cell = [&](unsigned int x) {
-        return axis == 0 ? (x * N + a) * N + b : axis == 1 ? (a * N + x) * N + b : (a * N + b) * N + x;
-    };
-    unsigned int low_from = 0, high_from = 0;  // the state cells that ghost 0 and ghost N-1 copy
-    if (bc == Boundary::Neumann) {
-        // ---- EXERCISE 3 of 5: Neumann (zero flux) - each ghost mirrors the state cell next to it ----
-        low_from = 1;
-        high_from = N - 2;
-        // ---- END EXERCISE ----
-    } else {
-        // ---- EXERCISE 4 of 5: periodic - each ghost copies the state cell on the far side ----
-        low_from = N - 2;
-        high_from = 1;
-        // ---- END EXERCISE ----
+    if (a > N - 2 || k > N - 2) return;
+    const unsigned int low = ghost_source(true, N, bc), high = ghost_source(false, N, bc);
+    if (blockIdx.z == 0) {  // planes i = 0 and N-1; a is j
+        u[(0 * N + a) * N + k] = u[(low * N + a) * N + k];
+        u[((N - 1) * N + a) * N + k] = u[(high * N + a) * N + k];
+    } else {  // rows j = 0 and N-1 of plane a
+        u[(a * N + 0) * N + k] = u[(a * N + low) * N + k];
+        u[(a * N + N - 1) * N + k] = u[(a * N + high) * N + k];
     }
-    u[cell(0)] = u[cell(low_from)];
-    u[cell(N - 1)] = u[cell(high_from)];
 }
 
 // Cells per thread when every row starts at a multiple of them (N a multiple of W), else 1.
@@ -120,9 +134,10 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     dim3 block(BLOCK_X, BLOCK_Y, 1);
     dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
     heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out),
-                                                              static_cast<const T*>(step.source), N, Arith<T>(step.r));
+                                                              static_cast<const T*>(step.source), N, step.bc,
+                                                              Arith<T>(step.r));
     if (Status e = cudaGetLastError(); e != cudaSuccess || step.bc == Boundary::Dirichlet) return e;
-    dim3 face_block(32, 8, 1), faces(ceil_div(N - 2, 32), ceil_div(N - 2, 8), 3);
+    dim3 face_block(32, 8, 1), faces(ceil_div(N - 2, 32), ceil_div(N - 2, 8), 2);
     fill_ghosts_kernel<T><<<faces, face_block, 0, s>>>(static_cast<T*>(out), N, step.bc);
     return cudaGetLastError();
 }
