@@ -12,6 +12,9 @@
 constexpr unsigned BLOCK_X = 32;  // threads along k
 constexpr unsigned BLOCK_Y = 8;   // rows (j) per block
 constexpr unsigned Z_CHUNK = 4;   // planes (i) per thread
+#ifndef TRY_MIN_BLOCKS
+#define TRY_MIN_BLOCKS 1          // blocks per SM that the register budget must allow
+#endif
 
 // Cells x..x+W-1 of one row: writes those that are state cells (1..N-2 along k), one 16-byte
 // store when all of them are.
@@ -46,7 +49,7 @@ __device__ unsigned int ghost_source(bool low, unsigned int N, Boundary bc) {
 // cost nothing here, while a kernel of their own would touch one sector per row. WithSource
 // adds source[cell] (Jacobi).
 template <int W, class T, bool WithSource>
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, TRY_MIN_BLOCKS)
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
                  Boundary bc, Arith<T> r) {
     using A = Arith<T>;
@@ -123,7 +126,7 @@ __global__ void fill_ghosts_kernel(T* u, unsigned int N, Boundary bc) {
 }
 
 // Cells per thread when every row starts at a multiple of them (N a multiple of W), else 1.
-#ifndef TRY_HALF_CELLS
+#ifndef TRY_HALF_CELLS  // plots/ and the lesson try other values with nvcc -DTRY_...
 #define TRY_HALF_CELLS 4
 #endif
 template <class T> constexpr int kWide = sizeof(T) == 2 ? TRY_HALF_CELLS : 16 / sizeof(T);
