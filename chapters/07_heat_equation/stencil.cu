@@ -2,21 +2,25 @@
 // Lesson: chapters/07_heat_equation/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
+#include <type_traits>
 #include <utility>
 
 #include "cells.cuh"
 #include "heat_stage.h"
 
 // The sweep of stage 06, in any precision: a thread owns W neighbouring cells along k, loaded in
-// one access (4 floats or 2 doubles: 16 bytes; 4 halves: 8 bytes; W = 1 when the rows are not
-// aligned to that), and walks Z_CHUNK planes along i, its i-1 and i+1 cells in registers and its
-// k-1 and k+W neighbours from the next lanes through shuffles.
-constexpr unsigned BLOCK_X = 32;  // threads along k
-constexpr unsigned BLOCK_Y = 8;   // rows (j) per block
-constexpr unsigned Z_CHUNK = 4;   // planes (i) per thread
-#ifndef TRY_MIN_BLOCKS
-#define TRY_MIN_BLOCKS 1          // blocks per SM that the register budget must allow
+// one 16-byte access (4 floats, 2 doubles or 8 halves; fewer when N is not a multiple of W), and
+// walks Z_CHUNK planes along i, its i-1 and i+1 cells in registers and its k-1 and k+W neighbours
+// from the next lanes through shuffles.
+#ifndef TRY_BLOCK_Y  // the shapes measured best on an H100 (see the lesson); try others with nvcc -DTRY_...
+#define TRY_BLOCK_Y 8
+#define TRY_Z_CHUNK 4
+#define TRY_MIN_BLOCKS 4
+#define TRY_HALF_CELLS 8
 #endif
+constexpr unsigned BLOCK_X = 32;           // threads along k
+constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
+constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;  // planes (i) per thread
 
 // Cells x..x+W-1 of one row: writes those that are state cells (1..N-2 along k), one 16-byte
 // store when all of them are.
@@ -130,12 +134,22 @@ __global__ void fill_ghosts_kernel(T* u, unsigned int N, Boundary bc) {
     }
 }
 
-// Cells per thread when every row starts at a multiple of them (N a multiple of W), else 1.
-#ifndef TRY_HALF_CELLS  // plots/ and the lesson try other values with nvcc -DTRY_...
-#define TRY_HALF_CELLS 4
-#endif
+// Cells per thread: the widest access that every row start is aligned to (N a multiple of W).
 template <class T> constexpr int kWide = sizeof(T) == 2 ? TRY_HALF_CELLS : 16 / sizeof(T);
-template <class T> int vector_width(unsigned N) { return N % kWide<T> == 0 ? kWide<T> : 1; }
+template <class T> int vector_width(unsigned N) {
+    return N % kWide<T> == 0 ? kWide<T> : kWide<T> > 4 && N % 4 == 0 ? 4 : 1;
+}
+
+template <int W, class T, bool WithSource>
+Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s);
+
+// Calls f with the cell count W that vector_width<T>(N) chooses, as a compile-time constant.
+template <class T, class F> auto with_width(unsigned N, F f) {
+    int w = vector_width<T>(N);
+    if (w == kWide<T>) return f(std::integral_constant<int, kWide<T>>{});
+    if (w == 4) return f(std::integral_constant<int, 4>{});
+    return f(std::integral_constant<int, 1>{});
+}
 
 template <int W, class T, bool WithSource>
 Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
@@ -153,11 +167,10 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
 Status launch_heat_step(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     return with_storage_type(step.precision, [&](auto t) {
         using T = decltype(t);
-        if (step.source != nullptr)
-            return vector_width<T>(N) == 1 ? launch<1, T, true>(in, out, N, step, s)
-                                           : launch<kWide<T>, T, true>(in, out, N, step, s);
-        return vector_width<T>(N) == 1 ? launch<1, T, false>(in, out, N, step, s)
-                                       : launch<kWide<T>, T, false>(in, out, N, step, s);
+        return with_width<T>(N, [&](auto w) {
+            return step.source != nullptr ? launch<w.value, T, true>(in, out, N, step, s)
+                                          : launch<w.value, T, false>(in, out, N, step, s);
+        });
     });
 }
 
@@ -176,10 +189,10 @@ Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned st
 KernelShape heat_kernel_shape(Precision p, unsigned N) {
     return with_storage_type(p, [&](auto t) {
         using T = decltype(t);
-        int w = vector_width<T>(N);
-        const void* kernel = w == 1 ? reinterpret_cast<const void*>(heat_step_kernel<1, T, false>)
-                                    : reinterpret_cast<const void*>(heat_step_kernel<kWide<T>, T, false>);
-        return KernelShape{kernel, dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w)};
+        return with_width<T>(N, [&](auto w) {
+            return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
+                               dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
+        });
     });
 }
 
