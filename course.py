@@ -6,6 +6,10 @@
   python3 course.py progress           which exercises are not attempted, failing or passing
   python3 course.py run STAGE [--solution] [OPTIONS]
                                        run one stage, e.g. `run 02 --n 33`; OPTIONS: `run 02 --help`
+  python3 course.py hint STAGE [--all] the stage's next hint (from chapters/NN_name/HINTS.md), or all
+
+STAGE is a number (02), a folder name (02_basic_sweep) or a name (basic_sweep). The hints shown
+so far are counted in build/course-state.json.
 """
 import importlib.util
 import json
@@ -18,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
+STATE = BUILD / "course-state.json"  # hints shown per stage; build/ is git-ignored, never the sources
 EXERCISE_SIZES = "3,4,5,7,8,9,14,17,32,33,100,512"  # as tests/meson.build
 
 
@@ -28,6 +33,14 @@ def say(text):
 def fail(text, code=1):
     print(f"course.py: {text}", file=sys.stderr)
     sys.exit(code)
+
+
+class CourseError(Exception):
+    """A problem that a message explains (a malformed HINTS.md, no git history): no traceback."""
+
+
+def rel(path):
+    return path.relative_to(ROOT).as_posix()
 
 
 # ---------------------------------------------------------------- tools
@@ -127,6 +140,63 @@ def exercise_state(stage):
     return ("passing" if run.returncode == 0 else "failing"), out
 
 
+# ---------------------------------------------------------------- hints
+
+HINT_HEADING = re.compile(r"## Hint (\d+)\s*")
+
+
+def parse_hints(path):
+    """The hints of a HINTS.md, in order. Each starts at a line '## Hint N' (N = 1, 2, 3, ...)
+    and runs to the next; text before the first is a preamble. Any other '## ' heading, a
+    number out of order or an empty hint is an error, so that a typo cannot merge two hints."""
+    hints = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("## "):
+            match = HINT_HEADING.fullmatch(line)
+            if not match or int(match[1]) != len(hints) + 1:
+                raise CourseError(f"{rel(path)}:{number}: expected '## Hint {len(hints) + 1}', found '{line}'")
+            if hints and not "".join(hints[-1]).strip():
+                raise CourseError(f"{rel(path)}:{number}: hint {len(hints)} is empty")
+            hints.append([])
+        elif hints:
+            hints[-1].append(line)
+    if not hints:
+        raise CourseError(f"{rel(path)}: no hints (each hint starts with a line '## Hint N', N = 1, 2, ...)")
+    if not "".join(hints[-1]).strip():
+        raise CourseError(f"{rel(path)}: hint {len(hints)} is empty")
+    return ["\n".join(lines).strip() for lines in hints]
+
+
+def stage_hints(stage):
+    path = ROOT / "chapters" / stage / "HINTS.md"
+    if not path.exists():
+        raise CourseError(f"stage {stage[:2]} has no hints yet ({rel(path)} does not exist)")
+    return parse_hints(path)
+
+
+def load_state():
+    """The state file's contents; a missing or unreadable file counts as empty (it only holds
+    how many hints were shown, which is worth less than a crash)."""
+    try:
+        state = json.loads(STATE.read_text())
+        shown = state.get("hints_shown", {}) if isinstance(state, dict) else None
+        if isinstance(shown, dict) and all(isinstance(v, int) for v in shown.values()):
+            return state
+        print(f"course.py: {rel(STATE)} is not what it should be; starting it afresh", file=sys.stderr)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as e:
+        print(f"course.py: cannot read {rel(STATE)} ({e}); starting it afresh", file=sys.stderr)
+    return {}
+
+
+def save_state(state):
+    STATE.parent.mkdir(parents=True, exist_ok=True)
+    temporary = STATE.with_name(STATE.name + ".tmp")  # written whole, then renamed: never half a file
+    temporary.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    os.replace(temporary, STATE)
+
+
 # ---------------------------------------------------------------- commands
 
 def cmd_test(args):
@@ -148,7 +218,8 @@ def cmd_progress(_args):
             next_stage = stage
     if next_stage:
         say(f"\nnext: read chapters/{next_stage}/README.md, then edit chapters/{next_stage}/stencil.cu "
-            f"and check it with `python3 course.py run {next_stage[:2]}`")
+            f"and check it with `python3 course.py run {next_stage[:2]}` (stuck? `python3 course.py hint "
+            f"{next_stage[:2]}`)")
     else:
         say("\nevery exercise passes. Compare your timings with the solutions: python3 course.py bench")
 
@@ -169,7 +240,36 @@ def cmd_bench(args):
     sys.exit(bench_main(ROOT, BUILD, stages(), exercise_state, args))
 
 
-COMMANDS = {"test": cmd_test, "bench": cmd_bench, "progress": cmd_progress, "run": cmd_run}
+def stage_arguments(args, usage, flags=(), required=True):
+    """(the stage that args name, or None when not `required`; the flags of `flags` given).
+    Anything else is a usage error (exit 2)."""
+    given = {a for a in args if a in flags}
+    rest = [a for a in args if a not in flags]
+    if len(rest) > 1 or any(a.startswith("-") for a in rest) or (required and not rest):
+        fail(f"usage: {usage}", 2)
+    return (find_stage(rest[0]) if rest else None), given
+
+
+def cmd_hint(args):
+    stage, flags = stage_arguments(args, "course.py hint STAGE [--all]", ["--all"])
+    hints = stage_hints(stage)
+    total = len(hints)
+    state = load_state()
+    shown = state.setdefault("hints_shown", {})
+    before = shown.get(stage, 0)
+    numbers = range(1, total + 1) if "--all" in flags else [min(before + 1, total)]
+    shown[stage] = max(before, numbers[-1])
+    save_state(state)  # before printing: output cut short (a pipe, Ctrl-C) still counts the hint
+    if "--all" not in flags and before >= total:
+        say(f"all {total} hints for {stage} were shown; the last one again:\n")
+    for number in numbers:
+        say(f"hint {number} of {total} for {stage}:\n\n{hints[number - 1]}\n")
+    if "--all" not in flags and numbers[-1] < total:
+        say(f"(`python3 course.py hint {stage[:2]}` again for hint {numbers[-1] + 1}, --all for all of them)")
+
+
+COMMANDS = {"test": cmd_test, "bench": cmd_bench, "progress": cmd_progress, "run": cmd_run,
+            "hint": cmd_hint}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help", "help"):
@@ -178,4 +278,7 @@ if __name__ == "__main__":
     if sys.argv[1] not in COMMANDS:
         fail(f"unknown command '{sys.argv[1]}'; the commands are: {', '.join(COMMANDS)}", 2)
     sys.path.insert(0, str(ROOT / "plots"))
-    COMMANDS[sys.argv[1]](sys.argv[2:])
+    try:
+        COMMANDS[sys.argv[1]](sys.argv[2:])
+    except CourseError as e:
+        fail(str(e))
