@@ -7,6 +7,7 @@
   python3 course.py run STAGE [--solution] [OPTIONS]
                                        run one stage, e.g. `run 02 --n 33`; OPTIONS: `run 02 --help`
   python3 course.py hint STAGE [--all] the stage's next hint (from chapters/NN_name/HINTS.md), or all
+  python3 course.py reset STAGE|--all  put the skeleton back as shipped; your file is kept as .bak
 
 STAGE is a number (02), a folder name (02_basic_sweep) or a name (basic_sweep). The hints shown
 so far are counted in build/course-state.json.
@@ -130,6 +131,10 @@ def program(stage, implementation):
     return BUILD / f"stage_{stage}_{implementation}"
 
 
+def exercise_file(stage):
+    return ROOT / "chapters" / stage / "stencil.cu"
+
+
 def exercise_state(stage):
     """('not attempted' | 'passing' | 'failing' | 'no GPU', output)."""
     run = subprocess.run([str(program(stage, "exercise")), "--as-test", "--check-only", "--n", EXERCISE_SIZES],
@@ -195,6 +200,77 @@ def save_state(state):
     temporary = STATE.with_name(STATE.name + ".tmp")  # written whole, then renamed: never half a file
     temporary.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
     os.replace(temporary, STATE)
+
+
+# ---------------------------------------------------------------- reset
+
+MARKER_LINE = re.compile(rb"^#define I_AM_NOT_DONE[ \t]*\r?$", re.M)
+
+
+def git(*args):
+    """git's stdout (bytes) run in ROOT, or None when git fails; CourseError without git."""
+    try:
+        run = subprocess.run(["git", *args], cwd=ROOT, capture_output=True)
+    except FileNotFoundError:
+        raise CourseError("reset needs git, which is not installed") from None
+    return run.stdout if run.returncode == 0 else None
+
+
+def shipped_skeleton(stage):
+    """(the skeleton of `stage` as shipped, the commit it comes from).
+
+    The shipped version is the newest committed one that still has the line
+    '#define I_AM_NOT_DONE': a learner deletes that line first, so their commits lack it. When
+    the branch tracks the course's repository (a clone), the search starts at the fork point
+    (git merge-base HEAD @{upstream}), which excludes the learner's commits even where they
+    kept the marker. Either way the file comes from git, so it does not matter whether the
+    learner committed their work."""
+    path = rel(exercise_file(stage))
+    fork = git("merge-base", "HEAD", "@{upstream}")
+    start = fork.decode().strip() if fork else "HEAD"
+    commits = git("log", "--format=%H", start, "--", path)
+    if commits is None:
+        raise CourseError(f"cannot read the history of {path}: is {ROOT} a git clone of the course?")
+    for commit in commits.decode().split():
+        text = git("show", f"{commit}:./{path}")
+        if text is not None and MARKER_LINE.search(text):
+            return text, commit
+    raise CourseError(f"no committed version of {path} has the line '#define I_AM_NOT_DONE', "
+                      f"so there is no skeleton to go back to")
+
+
+def backup_path(path):
+    """stencil.cu.bak, or .bak.1, .bak.2, ... : the first that does not exist yet."""
+    backup, number = path.with_name(path.name + ".bak"), 0
+    while backup.exists():
+        number += 1
+        backup = path.with_name(f"{path.name}.bak.{number}")
+    return backup
+
+
+def reset_stage(stage):
+    """Puts the stage's skeleton back as shipped, keeping the learner's file as a backup.
+    Returns what it did, in one line."""
+    path = exercise_file(stage)
+    skeleton, commit = shipped_skeleton(stage)
+    if path.exists() and path.read_bytes() == skeleton:
+        return f"{rel(path)} is already the skeleton as shipped: nothing to do"
+    saved = ""
+    if path.exists():
+        backup = backup_path(path)
+        path.rename(backup)
+        saved = f"; your file is now {rel(backup)}"
+    path.write_bytes(skeleton)
+    return f"{rel(path)} is the skeleton as shipped again (from commit {commit[:10]}){saved}"
+
+
+def confirm(question):
+    """True only when the answer on stdin is y or yes; no stdin (EOF) is a no, said as such."""
+    print(f"{question} [y/N] ", end="", flush=True)
+    answer = sys.stdin.readline() if sys.stdin else ""
+    if not answer:
+        say("\nno answer (stdin is closed)")
+    return answer.strip().lower() in ("y", "yes")
 
 
 # ---------------------------------------------------------------- commands
@@ -268,8 +344,26 @@ def cmd_hint(args):
         say(f"(`python3 course.py hint {stage[:2]}` again for hint {numbers[-1] + 1}, --all for all of them)")
 
 
+def cmd_reset(args):
+    usage = "course.py reset STAGE | --all"
+    stage, flags = stage_arguments(args, usage, ["--all"], required=False)
+    if (stage is None) == (not flags):  # exactly one of STAGE and --all
+        fail(f"usage: {usage}", 2)
+    targets = [stage] if stage else [s for s in stages() if exercise_file(s).exists()]
+    if not stage and not confirm(f"put all {len(targets)} skeletons back as shipped (your files are kept as .bak)?"):
+        fail("nothing was reset", 1)
+    failed = False
+    for target in targets:
+        try:
+            say(reset_stage(target))
+        except CourseError as e:
+            print(f"course.py: {e}", file=sys.stderr)
+            failed = True
+    sys.exit(1 if failed else 0)
+
+
 COMMANDS = {"test": cmd_test, "bench": cmd_bench, "progress": cmd_progress, "run": cmd_run,
-            "hint": cmd_hint}
+            "hint": cmd_hint, "reset": cmd_reset}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help", "help"):
