@@ -8,10 +8,12 @@
                                        run one stage, e.g. `run 02 --n 33`; OPTIONS: `run 02 --help`
   python3 course.py hint STAGE [--all] the stage's next hint (from chapters/NN_name/HINTS.md), or all
   python3 course.py reset STAGE|--all  put the skeleton back as shipped; your file is kept as .bak
+  python3 course.py watch STAGE        rebuild and check the exercise each time its file is saved
 
 STAGE is a number (02), a folder name (02_basic_sweep) or a name (basic_sweep). The hints shown
 so far are counted in build/course-state.json.
 """
+import hashlib
 import importlib.util
 import json
 import os
@@ -19,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -106,10 +109,14 @@ def meson(*args, check=True):
     return run.returncode
 
 
-def build():
+def configure():
     ensure_tools()
     if not (BUILD / "build.ninja").exists():
         meson("setup", str(BUILD))
+
+
+def build():
+    configure()
     meson("compile", "-C", str(BUILD))
 
 
@@ -202,6 +209,16 @@ def save_state(state):
     os.replace(temporary, STATE)
 
 
+def hints_used(stage):
+    """'hints used: k of n (python3 course.py hint NN)', or why there are none."""
+    try:
+        total = len(stage_hints(stage))
+    except CourseError as e:
+        return str(e)
+    shown = min(load_state().get("hints_shown", {}).get(stage, 0), total)
+    return f"hints used: {shown} of {total} (python3 course.py hint {stage[:2]})"
+
+
 # ---------------------------------------------------------------- reset
 
 MARKER_LINE = re.compile(rb"^#define I_AM_NOT_DONE[ \t]*\r?$", re.M)
@@ -271,6 +288,38 @@ def confirm(question):
     if not answer:
         say("\nno answer (stdin is closed)")
     return answer.strip().lower() in ("y", "yes")
+
+
+# ---------------------------------------------------------------- watch
+
+def file_snapshot(path):
+    """What `watch` compares once a second: (mtime, size, SHA-256 of the content), or None when
+    the file is missing. The hash catches a save within the clock's resolution."""
+    try:
+        data = path.read_bytes()
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_mtime_ns, status.st_size, hashlib.sha256(data).hexdigest()
+
+
+def file_changed(path, last):
+    """(whether `path` differs from the snapshot `last`, its snapshot now)."""
+    now = file_snapshot(path)
+    return now != last, now
+
+
+def build_and_check(stage):
+    """One round of `watch`: build the exercise, check it, say the result."""
+    say(f"\n{time.strftime('%H:%M:%S')} {rel(exercise_file(stage))} changed: building")
+    configure()
+    # ninja, which `meson compile` runs: on Ctrl-C it stops with one line, where meson prints a traceback.
+    if subprocess.run(["ninja", "-C", str(BUILD), f"stage_{stage}_exercise"]).returncode != 0:
+        say("the build failed: fix the error above and save again")
+        return
+    state, out = exercise_state(stage)
+    say("PASS" if state == "passing" else out.strip())
+    say(hints_used(stage))
 
 
 # ---------------------------------------------------------------- commands
@@ -362,8 +411,28 @@ def cmd_reset(args):
     sys.exit(1 if failed else 0)
 
 
+def cmd_watch(args):
+    stage, _ = stage_arguments(args, "course.py watch STAGE")
+    path = exercise_file(stage)
+    if not path.exists():
+        fail(f"{rel(path)} does not exist (python3 course.py reset {stage[:2]} puts the skeleton back)")
+    say(f"watching {rel(path)}: every save rebuilds and checks it; Ctrl-C stops")
+    last = None
+    try:
+        while True:
+            changed, last = file_changed(path, last)
+            if changed and last is None:
+                say(f"\n{rel(path)} is gone; waiting for it to come back")
+            elif changed:
+                build_and_check(stage)
+            time.sleep(1)
+    except KeyboardInterrupt:
+        say("\nstopped watching")
+        sys.exit(0)
+
+
 COMMANDS = {"test": cmd_test, "bench": cmd_bench, "progress": cmd_progress, "run": cmd_run,
-            "hint": cmd_hint, "reset": cmd_reset}
+            "hint": cmd_hint, "reset": cmd_reset, "watch": cmd_watch}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help", "help"):
