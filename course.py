@@ -3,7 +3,8 @@
 
   python3 course.py bench              benchmark every stage on this GPU and draw the plots
   python3 course.py test [ARGS]        build, then run the tests (ARGS go to meson test)
-  python3 course.py progress           which exercises are not attempted, failing or passing
+  python3 course.py progress           which exercises are not attempted, failing or passing; for
+                                       a passing one, its time at N = 256 against the solution's
   python3 course.py run STAGE [--solution] [OPTIONS]
                                        run one stage, e.g. `run 02 --n 33`; OPTIONS: `run 02 --help`
   python3 course.py hint STAGE [--all] the stage's next hint (from chapters/NN_name/HINTS.md), or all
@@ -21,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,6 +30,9 @@ ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
 STATE = BUILD / "course-state.json"  # hints shown per stage; build/ is git-ignored, never the sources
 EXERCISE_SIZES = "3,4,5,7,8,9,14,17,32,33,100,512"  # as tests/meson.build
+TIMING_N, TIMING_REPS = 256, 10  # one short timed run per program in `progress`
+# Stages whose program checks the kernel but reports no time (stage 01's --json is its study).
+NOT_TIMED = {"01_discretization": "stage 01 checks its kernel but does not time it"}
 
 
 def say(text):
@@ -150,6 +155,29 @@ def exercise_state(stage):
     if run.returncode == 77:
         return ("not attempted" if "not attempted" in out else "no GPU"), out
     return ("passing" if run.returncode == 0 else "failing"), out
+
+
+def median_ms(program_path):
+    """The median kernel time (ms) of one short timed run of a 3D stage program, from its --json
+    record; CourseError with the reason when there is none."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "run.jsonl"
+        run = subprocess.run([str(program_path), "--n", str(TIMING_N), "--reps", str(TIMING_REPS),
+                              "--json", str(log)], capture_output=True, text=True)
+        if run.returncode != 0:
+            raise CourseError(f"{program_path.name} exited with {run.returncode}")
+        try:
+            return float(json.loads(log.read_text().splitlines()[-1])["time_ms"]["median"])
+        except (OSError, ValueError, IndexError, KeyError, TypeError):
+            raise CourseError(f"{program_path.name} wrote no time_ms.median to --json") from None
+
+
+def timing_text(exercise_ms, solution_ms):
+    """'0.610 ms vs solution 0.380 ms (1.6x slower)'; within 5% counts as the same."""
+    ratio = exercise_ms / solution_ms
+    factor = max(ratio, 1 / ratio)
+    verdict = "about the same" if factor < 1.05 else f"{factor:.1f}x {'slower' if ratio > 1 else 'faster'}"
+    return f"{exercise_ms:.3f} ms vs solution {solution_ms:.3f} ms ({verdict})"
 
 
 # ---------------------------------------------------------------- hints
@@ -331,11 +359,11 @@ def cmd_test(args):
 
 def cmd_progress(_args):
     build()
-    say("stage                    exercise")
+    say(f"stage                    exercise  (if passing: its time at N = {TIMING_N} against the solution's)")
     next_stage = None
     for stage in stages():
         state, out = exercise_state(stage)
-        say(f"  {stage:22} {state}")
+        say(f"  {stage:22} {state:10}{timing(stage) if state == 'passing' else ''}".rstrip())
         if state == "no GPU":
             say("\nno GPU here: the exercises can be built but not checked (" + out.strip().split("SKIP: ")[-1] + ")")
             return
@@ -347,6 +375,16 @@ def cmd_progress(_args):
             f"{next_stage[:2]}`)")
     else:
         say("\nevery exercise passes. Compare your timings with the solutions: python3 course.py bench")
+
+
+def timing(stage):
+    """The timing column of `progress` for a passing exercise."""
+    if stage in NOT_TIMED:
+        return f"(not timed: {NOT_TIMED[stage]})"
+    try:
+        return timing_text(median_ms(program(stage, "exercise")), median_ms(program(stage, "solution")))
+    except CourseError as e:
+        return f"(not timed: {e})"
 
 
 def cmd_run(args):
