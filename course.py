@@ -3,10 +3,18 @@
 
   python3 course.py bench              benchmark every stage on this GPU and draw the plots
   python3 course.py test [ARGS]        build, then run the tests (ARGS go to meson test)
-  python3 course.py progress           which exercises are not attempted, failing or passing
+  python3 course.py progress           which exercises are not attempted, failing or passing; for
+                                       a passing one, its time at N = 256 against the solution's
   python3 course.py run STAGE [--solution] [OPTIONS]
                                        run one stage, e.g. `run 02 --n 33`; OPTIONS: `run 02 --help`
+  python3 course.py hint STAGE [--all] the stage's next hint (from chapters/NN_name/HINTS.md), or all
+  python3 course.py reset STAGE|--all  put the skeleton back as shipped; your file is kept as .bak
+  python3 course.py watch STAGE        rebuild and check the exercise each time its file is saved
+
+STAGE is a number (02), a folder name (02_basic_sweep) or a name (basic_sweep). The hints shown
+so far are counted in build/course-state.json.
 """
+import hashlib
 import importlib.util
 import json
 import os
@@ -14,11 +22,19 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 BUILD = ROOT / "build"
+STATE = BUILD / "course-state.json"  # hints shown per stage; build/ is git-ignored, never the sources
 EXERCISE_SIZES = "3,4,5,7,8,9,14,17,32,33,100,512"  # as tests/meson.build
+TIMING_N, TIMING_REPS = 256, 10  # one short timed run per program in `progress`
+# Stages whose program checks the kernel but reports no time (stage 01's --json is its study).
+NOT_TIMED = {"01_discretization": "stage 01 checks its kernel but does not time it"}
+# The time-stepping stages time one step ("step_ms"); a few steps keep their check short.
+TIMING_EXTRA = {"07_heat_equation": ["--steps", "10"]}
 # How `progress` checks an exercise, as tests/meson.build does: one run, or for the time-stepping
 # stages one run per boundary condition.
 EXERCISE_RUNS = {"07_heat_equation": [["--n", "3,5,17,33,64", "--steps", "3", "--bc", bc]
@@ -32,6 +48,14 @@ def say(text):
 def fail(text, code=1):
     print(f"course.py: {text}", file=sys.stderr)
     sys.exit(code)
+
+
+class CourseError(Exception):
+    """A problem that a message explains (a malformed HINTS.md, no git history): no traceback."""
+
+
+def rel(path):
+    return path.relative_to(ROOT).as_posix()
 
 
 # ---------------------------------------------------------------- tools
@@ -96,10 +120,14 @@ def meson(*args, check=True):
     return run.returncode
 
 
-def build():
+def configure():
     ensure_tools()
     if not (BUILD / "build.ninja").exists():
         meson("setup", str(BUILD))
+
+
+def build():
+    configure()
     meson("compile", "-C", str(BUILD))
 
 
@@ -121,6 +149,10 @@ def program(stage, implementation):
     return BUILD / f"stage_{stage}_{implementation}"
 
 
+def exercise_file(stage):
+    return ROOT / "chapters" / stage / "stencil.cu"
+
+
 def exercise_state(stage):
     """('not attempted' | 'passing' | 'failing' | 'no GPU', output)."""
     for args in EXERCISE_RUNS.get(stage, [["--n", EXERCISE_SIZES]]):
@@ -134,6 +166,201 @@ def exercise_state(stage):
     return "passing", out
 
 
+def median_ms(program_path, extra=()):
+    """The median kernel time (ms) of one short timed run of a 3D stage program, from its --json
+    record ("time_ms", or "step_ms" for a time-stepping stage); CourseError with the reason when
+    there is none."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "run.jsonl"
+        run = subprocess.run([str(program_path), "--n", str(TIMING_N), "--reps", str(TIMING_REPS),
+                              "--json", str(log), *extra], capture_output=True, text=True)
+        if run.returncode != 0:
+            raise CourseError(f"{program_path.name} exited with {run.returncode}")
+        try:
+            record = json.loads(log.read_text().splitlines()[-1])
+            return float(record.get("time_ms", record.get("step_ms"))["median"])
+        except (OSError, ValueError, IndexError, KeyError, TypeError):
+            raise CourseError(f"{program_path.name} wrote no time_ms.median to --json") from None
+
+
+def timing_text(exercise_ms, solution_ms):
+    """'0.610 ms vs solution 0.380 ms (1.6x slower)'; within 5% counts as the same."""
+    ratio = exercise_ms / solution_ms
+    factor = max(ratio, 1 / ratio)
+    verdict = "about the same" if factor < 1.05 else f"{factor:.1f}x {'slower' if ratio > 1 else 'faster'}"
+    return f"{exercise_ms:.3f} ms vs solution {solution_ms:.3f} ms ({verdict})"
+
+
+# ---------------------------------------------------------------- hints
+
+HINT_HEADING = re.compile(r"## Hint (\d+)\s*")
+
+
+def parse_hints(path):
+    """The hints of a HINTS.md, in order. Each starts at a line '## Hint N' (N = 1, 2, 3, ...)
+    and runs to the next; text before the first is a preamble. Any other '## ' heading, a
+    number out of order or an empty hint is an error, so that a typo cannot merge two hints."""
+    hints = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("## "):
+            match = HINT_HEADING.fullmatch(line)
+            if not match or int(match[1]) != len(hints) + 1:
+                raise CourseError(f"{rel(path)}:{number}: expected '## Hint {len(hints) + 1}', found '{line}'")
+            if hints and not "".join(hints[-1]).strip():
+                raise CourseError(f"{rel(path)}:{number}: hint {len(hints)} is empty")
+            hints.append([])
+        elif hints:
+            hints[-1].append(line)
+    if not hints:
+        raise CourseError(f"{rel(path)}: no hints (each hint starts with a line '## Hint N', N = 1, 2, ...)")
+    if not "".join(hints[-1]).strip():
+        raise CourseError(f"{rel(path)}: hint {len(hints)} is empty")
+    return ["\n".join(lines).strip() for lines in hints]
+
+
+def stage_hints(stage):
+    path = ROOT / "chapters" / stage / "HINTS.md"
+    if not path.exists():
+        raise CourseError(f"stage {stage[:2]} has no hints yet ({rel(path)} does not exist)")
+    return parse_hints(path)
+
+
+def load_state():
+    """The state file's contents; a missing or unreadable file counts as empty (it only holds
+    how many hints were shown, which is worth less than a crash)."""
+    try:
+        state = json.loads(STATE.read_text())
+        shown = state.get("hints_shown", {}) if isinstance(state, dict) else None
+        if isinstance(shown, dict) and all(isinstance(v, int) for v in shown.values()):
+            return state
+        print(f"course.py: {rel(STATE)} is not what it should be; starting it afresh", file=sys.stderr)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as e:
+        print(f"course.py: cannot read {rel(STATE)} ({e}); starting it afresh", file=sys.stderr)
+    return {}
+
+
+def save_state(state):
+    STATE.parent.mkdir(parents=True, exist_ok=True)
+    temporary = STATE.with_name(STATE.name + ".tmp")  # written whole, then renamed: never half a file
+    temporary.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    os.replace(temporary, STATE)
+
+
+def hints_used(stage):
+    """'hints used: k of n (python3 course.py hint NN)', or why there are none."""
+    try:
+        total = len(stage_hints(stage))
+    except CourseError as e:
+        return str(e)
+    shown = min(load_state().get("hints_shown", {}).get(stage, 0), total)
+    return f"hints used: {shown} of {total} (python3 course.py hint {stage[:2]})"
+
+
+# ---------------------------------------------------------------- reset
+
+MARKER_LINE = re.compile(rb"^#define I_AM_NOT_DONE[ \t]*\r?$", re.M)
+
+
+def git(*args):
+    """git's stdout (bytes) run in ROOT, or None when git fails; CourseError without git."""
+    try:
+        run = subprocess.run(["git", *args], cwd=ROOT, capture_output=True)
+    except FileNotFoundError:
+        raise CourseError("reset needs git, which is not installed") from None
+    return run.stdout if run.returncode == 0 else None
+
+
+def shipped_skeleton(stage):
+    """(the skeleton of `stage` as shipped, the commit it comes from).
+
+    The shipped version is the newest committed one that still has the line
+    '#define I_AM_NOT_DONE': a learner deletes that line first, so their commits lack it. When
+    the branch tracks the course's repository (a clone), the search starts at the fork point
+    (git merge-base HEAD @{upstream}), which excludes the learner's commits even where they
+    kept the marker. Either way the file comes from git, so it does not matter whether the
+    learner committed their work."""
+    path = rel(exercise_file(stage))
+    fork = git("merge-base", "HEAD", "@{upstream}")
+    start = fork.decode().strip() if fork else "HEAD"
+    commits = git("log", "--format=%H", start, "--", path)
+    if commits is None:
+        raise CourseError(f"cannot read the history of {path}: is {ROOT} a git clone of the course?")
+    for commit in commits.decode().split():
+        text = git("show", f"{commit}:./{path}")
+        if text is not None and MARKER_LINE.search(text):
+            return text, commit
+    raise CourseError(f"no committed version of {path} has the line '#define I_AM_NOT_DONE', "
+                      f"so there is no skeleton to go back to")
+
+
+def backup_path(path):
+    """stencil.cu.bak, or .bak.1, .bak.2, ... : the first that does not exist yet."""
+    backup, number = path.with_name(path.name + ".bak"), 0
+    while backup.exists():
+        number += 1
+        backup = path.with_name(f"{path.name}.bak.{number}")
+    return backup
+
+
+def reset_stage(stage):
+    """Puts the stage's skeleton back as shipped, keeping the learner's file as a backup.
+    Returns what it did, in one line."""
+    path = exercise_file(stage)
+    skeleton, commit = shipped_skeleton(stage)
+    if path.exists() and path.read_bytes() == skeleton:
+        return f"{rel(path)} is already the skeleton as shipped: nothing to do"
+    saved = ""
+    if path.exists():
+        backup = backup_path(path)
+        path.rename(backup)
+        saved = f"; your file is now {rel(backup)}"
+    path.write_bytes(skeleton)
+    return f"{rel(path)} is the skeleton as shipped again (from commit {commit[:10]}){saved}"
+
+
+def confirm(question):
+    """True only when the answer on stdin is y or yes; no stdin (EOF) is a no, said as such."""
+    print(f"{question} [y/N] ", end="", flush=True)
+    answer = sys.stdin.readline() if sys.stdin else ""
+    if not answer:
+        say("\nno answer (stdin is closed)")
+    return answer.strip().lower() in ("y", "yes")
+
+
+# ---------------------------------------------------------------- watch
+
+def file_snapshot(path):
+    """What `watch` compares once a second: (mtime, size, SHA-256 of the content), or None when
+    the file is missing. The hash catches a save within the clock's resolution."""
+    try:
+        data = path.read_bytes()
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_mtime_ns, status.st_size, hashlib.sha256(data).hexdigest()
+
+
+def file_changed(path, last):
+    """(whether `path` differs from the snapshot `last`, its snapshot now)."""
+    now = file_snapshot(path)
+    return now != last, now
+
+
+def build_and_check(stage):
+    """One round of `watch`: build the exercise, check it, say the result."""
+    say(f"\n{time.strftime('%H:%M:%S')} {rel(exercise_file(stage))} changed: building")
+    configure()
+    # ninja, which `meson compile` runs: on Ctrl-C it stops with one line, where meson prints a traceback.
+    if subprocess.run(["ninja", "-C", str(BUILD), f"stage_{stage}_exercise"]).returncode != 0:
+        say("the build failed: fix the error above and save again")
+        return
+    state, out = exercise_state(stage)
+    say("PASS" if state == "passing" else out.strip())
+    say(hints_used(stage))
+
+
 # ---------------------------------------------------------------- commands
 
 def cmd_test(args):
@@ -143,11 +370,11 @@ def cmd_test(args):
 
 def cmd_progress(_args):
     build()
-    say("stage                    exercise")
+    say(f"stage                    exercise  (if passing: its time at N = {TIMING_N} against the solution's)")
     next_stage = None
     for stage in stages():
         state, out = exercise_state(stage)
-        say(f"  {stage:22} {state}")
+        say(f"  {stage:22} {state:10}{timing(stage) if state == 'passing' else ''}".rstrip())
         if state == "no GPU":
             say("\nno GPU here: the exercises can be built but not checked (" + out.strip().split("SKIP: ")[-1] + ")")
             return
@@ -155,9 +382,21 @@ def cmd_progress(_args):
             next_stage = stage
     if next_stage:
         say(f"\nnext: read chapters/{next_stage}/README.md, then edit chapters/{next_stage}/stencil.cu "
-            f"and check it with `python3 course.py run {next_stage[:2]}`")
+            f"and check it with `python3 course.py run {next_stage[:2]}` (stuck? `python3 course.py hint "
+            f"{next_stage[:2]}`)")
     else:
         say("\nevery exercise passes. Compare your timings with the solutions: python3 course.py bench")
+
+
+def timing(stage):
+    """The timing column of `progress` for a passing exercise."""
+    if stage in NOT_TIMED:
+        return f"(not timed: {NOT_TIMED[stage]})"
+    try:
+        extra = TIMING_EXTRA.get(stage, [])
+        return timing_text(median_ms(program(stage, "exercise"), extra), median_ms(program(stage, "solution"), extra))
+    except CourseError as e:
+        return f"(not timed: {e})"
 
 
 def cmd_run(args):
@@ -176,7 +415,74 @@ def cmd_bench(args):
     sys.exit(bench_main(ROOT, BUILD, stages(), exercise_state, args))
 
 
-COMMANDS = {"test": cmd_test, "bench": cmd_bench, "progress": cmd_progress, "run": cmd_run}
+def stage_arguments(args, usage, flags=(), required=True):
+    """(the stage that args name, or None when not `required`; the flags of `flags` given).
+    Anything else is a usage error (exit 2)."""
+    given = {a for a in args if a in flags}
+    rest = [a for a in args if a not in flags]
+    if len(rest) > 1 or any(a.startswith("-") for a in rest) or (required and not rest):
+        fail(f"usage: {usage}", 2)
+    return (find_stage(rest[0]) if rest else None), given
+
+
+def cmd_hint(args):
+    stage, flags = stage_arguments(args, "course.py hint STAGE [--all]", ["--all"])
+    hints = stage_hints(stage)
+    total = len(hints)
+    state = load_state()
+    shown = state.setdefault("hints_shown", {})
+    before = shown.get(stage, 0)
+    numbers = range(1, total + 1) if "--all" in flags else [min(before + 1, total)]
+    shown[stage] = max(before, numbers[-1])
+    save_state(state)  # before printing: output cut short (a pipe, Ctrl-C) still counts the hint
+    if "--all" not in flags and before >= total:
+        say(f"all {total} hints for {stage} were shown; the last one again:\n")
+    for number in numbers:
+        say(f"hint {number} of {total} for {stage}:\n\n{hints[number - 1]}\n")
+    if "--all" not in flags and numbers[-1] < total:
+        say(f"(`python3 course.py hint {stage[:2]}` again for hint {numbers[-1] + 1}, --all for all of them)")
+
+
+def cmd_reset(args):
+    usage = "course.py reset STAGE | --all"
+    stage, flags = stage_arguments(args, usage, ["--all"], required=False)
+    if (stage is None) == (not flags):  # exactly one of STAGE and --all
+        fail(f"usage: {usage}", 2)
+    targets = [stage] if stage else [s for s in stages() if exercise_file(s).exists()]
+    if not stage and not confirm(f"put all {len(targets)} skeletons back as shipped (your files are kept as .bak)?"):
+        fail("nothing was reset", 1)
+    failed = False
+    for target in targets:
+        try:
+            say(reset_stage(target))
+        except CourseError as e:
+            print(f"course.py: {e}", file=sys.stderr)
+            failed = True
+    sys.exit(1 if failed else 0)
+
+
+def cmd_watch(args):
+    stage, _ = stage_arguments(args, "course.py watch STAGE")
+    path = exercise_file(stage)
+    if not path.exists():
+        fail(f"{rel(path)} does not exist (python3 course.py reset {stage[:2]} puts the skeleton back)")
+    say(f"watching {rel(path)}: every save rebuilds and checks it; Ctrl-C stops")
+    last = None
+    try:
+        while True:
+            changed, last = file_changed(path, last)
+            if changed and last is None:
+                say(f"\n{rel(path)} is gone; waiting for it to come back")
+            elif changed:
+                build_and_check(stage)
+            time.sleep(1)
+    except KeyboardInterrupt:
+        say("\nstopped watching")
+        sys.exit(0)
+
+
+COMMANDS = {"test": cmd_test, "bench": cmd_bench, "progress": cmd_progress, "run": cmd_run,
+            "hint": cmd_hint, "reset": cmd_reset, "watch": cmd_watch}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help", "help"):
@@ -185,4 +491,7 @@ if __name__ == "__main__":
     if sys.argv[1] not in COMMANDS:
         fail(f"unknown command '{sys.argv[1]}'; the commands are: {', '.join(COMMANDS)}", 2)
     sys.path.insert(0, str(ROOT / "plots"))
-    COMMANDS[sys.argv[1]](sys.argv[2:])
+    try:
+        COMMANDS[sys.argv[1]](sys.argv[2:])
+    except CourseError as e:
+        fail(str(e))

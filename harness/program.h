@@ -69,9 +69,17 @@ int run_reporting_errors(Body body, bool as_test, const std::string& program, co
         std::printf("%s%s\n", as_test ? "SKIP: " : "", e.what());
         return as_test ? kSkip : kNoGpu;
     } catch (const CudaError& e) {
-        std::printf("CUDA error: %s\n(a kernel that reads or writes out of bounds often ends like this: run it under "
-                    "'compute-sanitizer %s --n 33 --check-only' to see where)\n",
-                    e.what(), program.c_str());
+        // A refused launch is a mistake in the launcher, not in the kernel: say which numbers to check.
+        if (std::strstr(e.what(), "cudaErrorInvalidConfiguration"))
+            std::printf("CUDA error: %s\nthe kernel launch was refused: a grid or block dimension is zero or too "
+                        "large (check the ceil_div for the number of blocks, and the block shape against the "
+                        "device's limits: 1024 threads per block, block z at most 64, grid y and z at most "
+                        "65535)\n",
+                        e.what());
+        else
+            std::printf("CUDA error: %s\n(a kernel that reads or writes out of bounds often ends like this: run it "
+                        "under 'compute-sanitizer %s --n 33 --check-only' to see where)\n",
+                        e.what(), program.c_str());
         return kFail;
     } catch (const std::bad_alloc&) {
         std::printf("not enough host memory: %s\n", host_memory_need);
