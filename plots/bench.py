@@ -21,6 +21,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 FIGURES = HERE / "figures"
 BASELINE = "02_basic_sweep"
+HEAT_STAGE = "07_heat_equation"  # stages from 07 on step the heat equation in time
 # What the book's model counts (bytes loaded from global memory, as requested through L1) and
 # what actually crosses the DRAM interface after the caches.
 NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
@@ -28,6 +29,22 @@ NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read
 
 def say(text=""):
     print(text, flush=True)
+
+
+class BenchStopped(Exception):
+    """A program failed in a way that leaves nothing to record (a crash, bad arguments, no GPU)."""
+
+
+def run_program(cmd, what, failure="gave wrong results"):
+    """Runs one measuring program; True when it passed. Exit 1 (a wrong result) is recorded, and
+    reported here, but not plotted: False. Any other exit raises BenchStopped."""
+    run = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        say(run.stdout + run.stderr)
+        raise BenchStopped(f"bench: {what} stopped with exit {run.returncode}")
+    if run.returncode == 1:
+        say(f"  {what} {failure}; it is recorded but not plotted:\n{run.stdout}")
+    return run.returncode == 0
 
 
 def slug(name):
@@ -165,7 +182,9 @@ def main(root, build, stages, exercise_state, argv):
     if not present:
         return draw_shipped(why)
 
-    stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists() and s != "01_discretization"]
+    # The one-sweep 3D stages: not 01 (the 1D study), nor 07 onward (the heat equation).
+    stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists()
+                and s != "01_discretization" and s < HEAT_STAGE]
     jobs = [(s, "solution") for s in stages3d]
     for s in stages3d:
         state, _ = exercise_state(s)
@@ -174,30 +193,28 @@ def main(root, build, stages, exercise_state, argv):
     doc = {"schema": SCHEMA, "gpu": None, **environment(root), "sizes": sizes, "runs": [], "profiles": [],
            "profile_note": None, "convergence": None, "alternatives": []}
 
-    with tempfile.TemporaryDirectory() as tmp:
-        records = Path(tmp) / "runs.jsonl"
-        for number, (stage, impl) in enumerate(jobs, 1):
-            say(f"[{number}/{len(jobs)}] {stage} ({impl}), N = {a.n}")
-            run = subprocess.run([str(build / f"stage_{stage}_{impl}"), "--n", a.n, "--reps", str(a.reps),
-                                  "--json", str(records)], capture_output=True, text=True)
-            if run.returncode not in (0, 1):  # 1 = a wrong result, which is recorded and reported
-                say(run.stdout + run.stderr)
-                say(f"bench: {stage} ({impl}) stopped with exit {run.returncode}")
-                return 1
-            if run.returncode == 1:
-                say(f"  {stage} ({impl}) gave wrong results; it is recorded but not plotted:\n{run.stdout}")
-        doc["runs"] = [json.loads(line) for line in records.read_text().splitlines()]
-        doc["gpu"] = doc["runs"][0]["device"]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            records = Path(tmp) / "runs.jsonl"
+            for number, (stage, impl) in enumerate(jobs, 1):
+                say(f"[{number}/{len(jobs)}] {stage} ({impl}), N = {a.n}")
+                run_program([build / f"stage_{stage}_{impl}", "--n", a.n, "--reps", a.reps, "--json", records],
+                            f"{stage} ({impl})")
+            doc["runs"] = [json.loads(line) for line in records.read_text().splitlines()]
+            doc["gpu"] = doc["runs"][0]["device"]
 
-        study = build / "stage_01_discretization_solution"
-        if study.exists():
-            say("stage 01: the convergence study")
-            out = Path(tmp) / "study.jsonl"
-            run = subprocess.run([str(study), "--json", str(out)], capture_output=True, text=True)
-            if run.returncode == 0 and out.exists():
-                doc["convergence"] = json.loads(out.read_text().splitlines()[-1])
-            else:
-                say(f"  the stage 01 program failed (exit {run.returncode}); no convergence data\n{run.stdout}")
+            study = build / "stage_01_discretization_solution"
+            if study.exists():
+                say("stage 01: the convergence study")
+                out = Path(tmp) / "study.jsonl"
+                run = subprocess.run([str(study), "--json", str(out)], capture_output=True, text=True)
+                if run.returncode == 0 and out.exists():
+                    doc["convergence"] = json.loads(out.read_text().splitlines()[-1])
+                else:
+                    say(f"  the stage 01 program failed (exit {run.returncode}); no convergence data\n{run.stdout}")
+    except BenchStopped as e:
+        say(str(e))
+        return 1
 
     ncu = None if a.no_ncu else tool("ncu")
     if ncu is None:
