@@ -13,6 +13,7 @@ What is tested:
   or malformed results file;
 - the fixture draws all five figures, each a real PNG of a reasonable size;
 - without convergence data it draws four and says why; without profiles opb.png is still drawn;
+- a malformed "heat" section (stage 07) is rejected naming the field;
 - every results file shipped in plots/results/ validates.
 """
 import copy
@@ -32,7 +33,10 @@ FIXTURE = ROOT / "tests" / "fixtures" / "results_small.json"
 FIGURES = ["speedup.png", "bandwidth.png", "opb.png", "roofline.png", "convergence.png"]
 
 sys.path.insert(0, str(PLOTS))
-from results_schema import ResultsError, load_results, validate  # noqa: E402
+from results_schema import (HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING,  # noqa: E402
+                            ResultsError, load_results, validate)
+
+HEAT_TIMED = HEAT_TIMING + LOOP_TIMING + HEAT_RATES + LOOP_RATES  # what a stage 07 run carries once timed
 
 failures = []
 
@@ -59,6 +63,21 @@ def timed_run_index(doc, stage, impl="solution", n=512):
         if r["stage"] == stage and r["implementation"] == impl and r["n"] == n:
             return i
     raise AssertionError(f"fixture has no {stage} {impl} at n={n}")
+
+
+def fail_heat_run(r, **check):
+    """r as the stage 07 program writes a run that failed its check: without timings."""
+    r["check"].update(ok=False, **check)
+    for k in HEAT_TIMED:
+        r.pop(k, None)
+    return r
+
+
+def heat_index(doc, part, precision="float", n=512, bc="dirichlet"):
+    for i, r in enumerate(doc["heat"][part]):
+        if r["bc"] == bc and r["precision"] == precision and r["n"] == n:
+            return i
+    raise AssertionError(f"fixture has no heat.{part} {bc} {precision} at n={n}")
 
 
 # --- malformed documents: (name, mutation, words the message must contain) --------------------
@@ -162,6 +181,137 @@ def _min_above_median(d):
     return f"runs[{i}].copy_ms: expected min <= median <= max"
 
 
+# --- malformed heat sections (stage 07) --------------------------------------------------------
+
+def _heat_drop_rate(d):
+    i = heat_index(d, "runs", "half")
+    del d["heat"]["runs"][i]["updates_per_s"]
+    return f"heat.runs[{i}].updates_per_s is missing"
+
+
+def _heat_bad_bc(d):
+    i = heat_index(d, "runs", "double", bc="neumann")
+    d["heat"]["runs"][i]["bc"] = "robin"
+    return f"heat.runs[{i}].bc is 'robin', expected one of 'dirichlet', 'neumann', 'periodic'"
+
+
+def _heat_bad_precision(d):
+    i = heat_index(d, "accuracy", "half", n=32)
+    d["heat"]["accuracy"][i]["precision"] = "fp8"
+    return f"heat.accuracy[{i}].precision is 'fp8', expected one of 'float', 'double', 'half', 'bf16'"
+
+
+def _heat_text_error(d):
+    i = heat_index(d, "accuracy", "double", n=64)
+    d["heat"]["accuracy"][i]["analytic_error"] = "small"
+    return f"heat.accuracy[{i}].analytic_error is the string 'small', expected a number"
+
+
+def _heat_negative_error(d):
+    d["heat"]["accuracy"][0]["analytic_error"] = -1e-3
+    return "heat.accuracy[0].analytic_error is -0.001, expected a number >= 0"
+
+
+def _heat_no_h(d):
+    del d["heat"]["accuracy"][3]["h"]
+    return "heat.accuracy[3].h is missing"
+
+
+def _heat_no_graph(d):
+    del d["heat"]["overhead"][1]["graph_us_per_step"]
+    return "heat.overhead[1].graph_us_per_step is missing"
+
+
+def _heat_no_loop(d):
+    d["heat"]["overhead"][0]["steps"] = 0
+    return "heat.overhead[0].steps is 0, expected a loop of at least 1 step"
+
+
+def _heat_step_stats(d):
+    i = heat_index(d, "runs", "bf16", bc="periodic")
+    d["heat"]["runs"][i]["step_ms"]["max"] = 0.0001
+    return f"heat.runs[{i}].step_ms: expected min <= median <= max"
+
+
+def _heat_duplicate_run(d):
+    i = heat_index(d, "runs", "float")
+    d["heat"]["runs"].append(copy.deepcopy(d["heat"]["runs"][i]))
+    return f"heat.runs[{len(d['heat']['runs']) - 1}] repeats dirichlet float at n=512 (first in heat.runs[{i}])"
+
+
+def _heat_duplicate_overhead(d):
+    d["heat"]["overhead"].append(copy.deepcopy(d["heat"]["overhead"][0]))
+    return "heat.overhead[2] repeats at n=32 (first in heat.overhead[0])"
+
+
+def _heat_ragged_plane(d):
+    d["heat"]["snapshots"]["snapshots"][1]["plane"][2].pop()
+    return "heat.snapshots.snapshots[1].plane[2] has 3 values, expected 4 like plane[0]"
+
+
+def _heat_nan_in_plane(d):
+    d["heat"]["snapshots"]["snapshots"][0]["plane"][1][2] = math.nan
+    return "heat.snapshots.snapshots[0].plane[1][2] is nan, expected a finite number"
+
+
+def _heat_text_in_plane(d):
+    d["heat"]["snapshots"]["snapshots"][2]["plane"][3][0] = "hot"
+    return "heat.snapshots.snapshots[2].plane[3][0] is the string 'hot', expected a number"
+
+
+def _heat_plane_shapes(d):
+    d["heat"]["snapshots"]["snapshots"][2]["plane"].pop()
+    return "heat.snapshots.snapshots[2].plane is 3×4, expected 4×4 like heat.snapshots.snapshots[0].plane"
+
+
+def _heat_no_pictures(d):
+    d["heat"]["snapshots"]["snapshots"] = []
+    return "heat.snapshots.snapshots is empty, expected the pictures"
+
+
+def _heat_snapshot_time(d):
+    del d["heat"]["snapshots"]["snapshots"][1]["t"]
+    return "heat.snapshots.snapshots[1].t is missing"
+
+
+def _heat_jacobi_iterations(d):
+    d["heat"]["jacobi"][0]["iterations"] = "2560"
+    return "heat.jacobi[0].iterations is the string '2560', expected an integer"
+
+
+def _heat_jacobi_converged_without_error(d):
+    d["heat"]["jacobi"][1]["error"] = None
+    return "heat.jacobi[1].error is null, expected a number"
+
+
+def _heat_jacobi_history(d):
+    d["heat"]["jacobi"][1]["history"][2] = [4096]
+    return "heat.jacobi[1].history[2] is a list of 1, expected a pair [iteration, residual]"
+
+
+def _heat_no_accuracy(d):
+    del d["heat"]["accuracy"]
+    return "heat.accuracy is missing"
+
+
+def _heat_not_object(d):
+    d["heat"] = []
+    return "heat is a list, expected an object or null"
+
+
+def _heat_conservation(d):
+    i = heat_index(d, "runs", "float", bc="periodic")
+    d["heat"]["runs"][i]["conservation"]["ok"] = "yes"
+    return f"heat.runs[{i}].conservation.ok is the string 'yes', expected true or false"
+
+
+HEAT_MUTATIONS = [_heat_drop_rate, _heat_bad_bc, _heat_bad_precision, _heat_text_error, _heat_negative_error,
+                  _heat_no_h, _heat_no_graph, _heat_no_loop, _heat_step_stats, _heat_duplicate_run,
+                  _heat_duplicate_overhead, _heat_ragged_plane, _heat_nan_in_plane, _heat_text_in_plane,
+                  _heat_plane_shapes, _heat_no_pictures, _heat_snapshot_time, _heat_jacobi_iterations,
+                  _heat_jacobi_converged_without_error, _heat_jacobi_history, _heat_no_accuracy, _heat_not_object,
+                  _heat_conservation]
+
 MUTATIONS = [_drop_time, _text_median, _nan_median, _bool_gflops, _no_baseline, _no_baseline_at_512,
              _failed_baseline, _wrong_schema, _no_schema, _duplicate_run, _bad_implementation,
              _bad_stage_name, _runs_not_list, _profile_text, _convergence_bad_row,
@@ -238,14 +388,42 @@ def schema_tests():
         assert [a["n"] for a in doc["alternatives"]] == [512, 512]
         hs = sorted({r["h"] for r in doc["convergence"]["rows"]})
         assert len(hs) >= 12 and abs(hs[-1] / hs[-2] - 2) < 1e-3, "h should halve about 12 times"
+        heat = doc["heat"]
+        assert {(r["bc"], r["precision"]) for r in heat["runs"] if r["n"] == 512} == {
+            (bc, p) for bc in ("dirichlet", "neumann", "periodic") for p in ("float", "double", "half", "bf16")}
+        assert [r["n"] for r in heat["overhead"]] == [32, 64]
+        assert sorted({r["precision"] for r in heat["accuracy"]}) == ["double", "half"]
+        assert [len(s["plane"]) for s in heat["snapshots"]["snapshots"]] == [4, 4, 4]
+        assert [r["n"] for r in heat["jacobi"]] == [32, 64]
 
     @test
     def validator_rejects_each_mutation():
-        for mutate in MUTATIONS:
+        for mutate in MUTATIONS + HEAT_MUTATIONS:
             doc = fixture()
             expected = mutate(doc)
             rejects(doc, expected)
         rejects([], "the file holds a list, expected one JSON object")
+
+    @test
+    def validator_accepts_what_heat_may_leave_out():
+        # A failed heat run carries no timings (the program times only what passed), a failed
+        # picture may hold null cells, and the whole section may be null or absent (older files).
+        doc = fixture()
+        i = heat_index(doc, "runs", "bf16", bc="periodic")
+        fail_heat_run(doc["heat"]["runs"][i], wrong=12)["analytic_error"] = None
+        doc["heat"]["snapshots"]["check"]["ok"] = False
+        doc["heat"]["snapshots"]["snapshots"][1]["plane"][0][0] = None
+        j = doc["heat"]["jacobi"][1]
+        j.update(converged=False, stalled=True, error=None, residual=None)
+        validate(doc)
+        doc["heat"]["snapshots"] = None
+        for part in ("runs", "overhead", "accuracy", "jacobi"):
+            doc["heat"][part] = []
+        validate(doc)
+        doc["heat"] = None
+        validate(doc)
+        del doc["heat"]
+        validate(doc)
 
     @test
     def validator_accepts_what_may_be_absent():
@@ -321,7 +499,7 @@ def plot_tests():
             expect_exit_2(tmp / "empty.json", out, "file is empty")
             (tmp / "broken.json").write_text('{"schema": "pmpp-stencil-results/1",\n  "runs": [}\n')
             expect_exit_2(tmp / "broken.json", out, "not valid JSON")
-            for mutate in (_wrong_schema, _drop_time, _text_median, _no_baseline):
+            for mutate in (_wrong_schema, _drop_time, _text_median, _no_baseline, _heat_ragged_plane):
                 doc = fixture()
                 expected = mutate(doc)
                 path = tmp / f"{mutate.__name__.strip('_')}.json"
