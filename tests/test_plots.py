@@ -14,11 +14,17 @@ What is tested:
 - the fixture draws all five figures, each a real PNG of a reasonable size;
 - without convergence data it draws four and says why; without profiles opb.png is still drawn;
 - a malformed "heat" section (stage 07) is rejected naming the field;
+- the stage 07 benchmark (plots/heat_bench.py) runs the program with the right options, records
+  a run that exits 1, stops on any other failure, and its section validates (a fake program);
 - every results file shipped in plots/results/ validates.
 """
+import contextlib
 import copy
+import io
 import json
 import math
+import os
+import re
 import struct
 import subprocess
 import sys
@@ -366,6 +372,57 @@ def expect_exit_2(results, out, expected):
     assert not list(Path(out).glob("*.png")), "a figure was written for a bad file"
 
 
+# --- a stand-in for stage 07's program, for the benchmark's tests ------------------------------
+
+FAKE_HEAT = """#!{python}
+# Writes fixture records shaped by its options, as build/stage_07_heat_equation_solution would.
+import json, sys
+args = sys.argv[1:]
+with open({calls!r}, "a") as log:
+    log.write(json.dumps(args) + "\\n")
+opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
+heat = json.load(open({fixture!r}))["heat"]
+if "--jacobi" in args:
+    if {crash!r} == "jacobi":
+        print("out of memory"); sys.exit(3)
+    records = [dict(heat["jacobi"][0], n=int(n)) for n in opt("--n").split(",")]
+else:
+    template = heat["snapshots"] if "--snapshots" in args else heat["runs"][2]
+    records = []
+    for n in opt("--n").split(","):
+        r = dict(template, n=int(n), bc=opt("--bc", "dirichlet"), precision=opt("--precision", "float"))
+        failed = (r["bc"], r["precision"]) == ("periodic", "bf16")
+        if "--check-only" in args or failed:
+            r = {{k: v for k, v in r.items() if k not in {timed!r}}}
+        if failed:
+            r["check"] = dict(r["check"], ok=False, wrong=3)
+        records.append(r)
+with open(opt("--json"), "a") as out:
+    for r in records:
+        out.write(json.dumps(r) + "\\n")
+print("report")
+sys.exit(1 if any(not r.get("check", {{"ok": r.get("converged")}})["ok"] for r in records) else 0)
+"""
+
+
+def fake_heat_program(folder, crash=None):
+    """A stage 07 program that logs its arguments to folder/calls.jsonl; crash="jacobi" makes
+    --jacobi exit 3 (as when the GPU is out of memory)."""
+    path = folder / "stage_07_heat_equation_solution"
+    path.write_text(FAKE_HEAT.format(python=sys.executable, calls=str(folder / "calls.jsonl"),
+                                     fixture=str(FIXTURE), crash=crash, timed=list(HEAT_TIMED)))
+    os.chmod(path, 0o755)
+    return path
+
+
+def quietly(fn, *args):
+    """fn(*args) with stdout captured: (result, what it printed)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = fn(*args)
+    return result, out.getvalue()
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def schema_tests():
@@ -476,6 +533,52 @@ def schema_tests():
         print(f"      ({len(shipped)} shipped results file(s) in plots/results/)")
 
 
+def bench_tests():
+    import heat_bench  # plots/heat_bench.py; standard library only
+    from bench import BenchStopped
+
+    @test
+    def heat_bench_measures_every_part():
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            program = fake_heat_program(tmp)
+            heat, printed = quietly(heat_bench.measure, program, "128,256,512", 7, tmp)
+            calls = [json.loads(line) for line in (tmp / "calls.jsonl").read_text().splitlines()]
+        assert len(calls) == 12 + 1 + 4 + 1 + 1, calls
+        assert calls[0][:8] == ["--n", "128,256,512", "--steps", "100", "--reps", "7", "--bc", "dirichlet"], calls[0]
+        assert {(c[c.index("--bc") + 1], c[c.index("--precision") + 1]) for c in calls[:12]} == {
+            (bc, p) for bc in ("dirichlet", "neumann", "periodic") for p in ("float", "double", "half", "bf16")}
+        assert calls[12][:6] == ["--n", "32,64", "--steps", "100", "--reps", "7"], calls[12]
+        for c in calls[13:17]:
+            assert c[:5] == ["--n", "16,24,32,48,64,96,128", "--t-end", "0.02", "--check-only"], c
+        assert calls[17][:6] == ["--n", "128", "--t-end", "0.02", "--snapshots", "5"], calls[17]
+        assert calls[18][:3] == ["--jacobi", "--n", "32,64,128"], calls[18]
+        assert [len(heat[k]) for k in ("runs", "overhead", "accuracy", "jacobi")] == [36, 2, 28, 3]
+        assert heat["snapshots"]["n"] == 128 and heat["snapshots"]["snapshots"]
+        failed = {(r["bc"], r["precision"]) for r in heat["runs"] if not r["check"]["ok"]}
+        assert failed == {("periodic", "bf16")}, failed
+        assert "periodic boundaries, bf16" in printed and "gave wrong results" in printed, printed
+        assert printed.count("[07 ") == 19, printed
+        doc = fixture()
+        doc["heat"] = heat
+        validate(doc)
+        _, table = quietly(heat_bench.summary, heat)
+        assert re.search(r"\bperiodic +bf16 +512 +check FAILED", table), table
+        assert "launch overhead" in table and "Jacobi" in table, table
+
+    @test
+    def heat_bench_stops_on_other_failures():
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            program = fake_heat_program(tmp, crash="jacobi")
+            try:
+                _, printed = quietly(heat_bench.measure, program, "64", 3, tmp)
+            except BenchStopped as e:
+                assert "stopped with exit 3" in str(e) and "Jacobi" in str(e), str(e)
+            else:
+                raise AssertionError("a program that exits 3 did not stop the bench")
+
+
 def plot_tests():
     import plot  # plots/plot.py; needs matplotlib
 
@@ -567,6 +670,7 @@ def plot_tests():
 
 def main():
     schema_tests()
+    bench_tests()
     try:
         import matplotlib  # noqa: F401
     except ImportError:
