@@ -11,9 +11,11 @@ What is tested:
   malformed file with a message that names the bad field;
 - plot.py exits 2 with one line "plot.py: <file>: <what is wrong>" for a missing, empty, invalid
   or malformed results file;
-- the fixture draws all five figures, each a real PNG of a reasonable size;
+- the fixture draws all five figures and the three of stage 07 (the heat equation), each a real
+  PNG of a reasonable size;
 - without convergence data it draws four and says why; without profiles opb.png is still drawn;
-- a malformed "heat" section (stage 07) is rejected naming the field;
+- a malformed "heat" section is rejected naming the field; a file without one draws the old
+  figures and no heat figures, and removes stale ones; a failed heat run is noted, not plotted;
 - the stage 07 benchmark (plots/heat_bench.py) runs the program with the right options, records
   a run that exits 1, stops on any other failure, and its section validates (a fake program);
 - every results file shipped in plots/results/ validates.
@@ -37,6 +39,7 @@ PLOTS = ROOT / "plots"
 PLOT = PLOTS / "plot.py"
 FIXTURE = ROOT / "tests" / "fixtures" / "results_small.json"
 FIGURES = ["speedup.png", "bandwidth.png", "opb.png", "roofline.png", "convergence.png"]
+HEAT_FIGURES = ["heat_maps.png", "heat_accuracy.png", "heat_rates.png"]
 
 sys.path.insert(0, str(PLOTS))
 from results_schema import (HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING,  # noqa: E402
@@ -583,13 +586,14 @@ def plot_tests():
     import plot  # plots/plot.py; needs matplotlib
 
     @test
-    def fixture_draws_all_five_figures():
+    def fixture_draws_all_eight_figures():
         with tempfile.TemporaryDirectory() as out:
             p = run_plot(FIXTURE, out)
             assert p.returncode == 0, f"exit status {p.returncode}\n{p.stdout}\n{p.stderr}"
             printed = [Path(line) for line in p.stdout.splitlines() if line.endswith(".png")]
-            assert [q.name for q in printed] == FIGURES, f"printed {p.stdout!r}"
-            for name in FIGURES:
+            assert [q.name for q in printed] == FIGURES + HEAT_FIGURES, f"printed {p.stdout!r}"
+            assert "note" not in p.stdout, p.stdout
+            for name in FIGURES + HEAT_FIGURES:
                 check_png(Path(out) / name)
 
     @test
@@ -633,7 +637,7 @@ def plot_tests():
         notes = []
         with tempfile.TemporaryDirectory() as out:
             written = plot.draw_all(doc, out, note=notes.append)
-            assert [p.name for p in written] == FIGURES, written
+            assert [p.name for p in written] == FIGURES + HEAT_FIGURES, written
             for name in FIGURES:
                 check_png(Path(out) / name)
         assert any("no Nsight Compute profiles" in n for n in notes), notes
@@ -650,10 +654,79 @@ def plot_tests():
         notes = []
         with tempfile.TemporaryDirectory() as out:
             written = plot.draw_all(doc, out, note=notes.append)
-            assert len(written) == 4
+            assert len(written) == 4 + len(HEAT_FIGURES)
             for p in written:
                 check_png(p)
         assert any(f"runs[{i}]" in n and "failed its check" in n for n in notes), notes
+
+    @test
+    def no_heat_draws_the_old_figures_and_removes_stale_heat_ones():
+        for absent in ("null", "missing"):
+            doc = fixture()
+            if absent == "null":
+                doc["heat"] = None
+            else:
+                del doc["heat"]
+            notes = []
+            with tempfile.TemporaryDirectory() as out:
+                out = Path(out)
+                for name in HEAT_FIGURES:
+                    (out / name).write_bytes(b"an old figure")
+                written = plot.draw_all(doc, out, note=notes.append)
+                assert [p.name for p in written] == FIGURES, written
+                for name in FIGURES:
+                    check_png(out / name)
+                left = [name for name in HEAT_FIGURES if (out / name).exists()]
+                assert not left, f"stale heat figures left in place: {left}"
+            heat_notes = [n for n in notes if "stage 07" in n]
+            assert len(heat_notes) == 1, notes
+            assert all(name in heat_notes[0] for name in HEAT_FIGURES), heat_notes
+            assert "not drawn" in heat_notes[0] and "removed the old" in heat_notes[0], heat_notes
+
+    @test
+    def heat_figures_without_their_data_are_not_drawn():
+        doc = fixture()
+        doc["heat"]["snapshots"] = None
+        doc["heat"]["accuracy"] = []
+        notes = []
+        with tempfile.TemporaryDirectory() as out:
+            out = Path(out)
+            (out / "heat_maps.png").write_bytes(b"an old figure")
+            written = plot.draw_all(doc, out, note=notes.append)
+            assert [p.name for p in written] == FIGURES + ["heat_rates.png"], written
+            assert not (out / "heat_maps.png").exists(), "the stale heat_maps.png was left in place"
+            assert not (out / "heat_accuracy.png").exists()
+        assert any("heat_maps.png not drawn" in n and "removed the old" in n for n in notes), notes
+        assert any("heat_accuracy.png not drawn" in n for n in notes), notes
+
+    @test
+    def failed_heat_runs_are_left_out_not_fatal():
+        doc = fixture()
+        i = heat_index(doc, "runs", "half", bc="neumann")
+        fail_heat_run(doc["heat"]["runs"][i], ghosts_wrong=2048)
+        j = heat_index(doc, "accuracy", "double", n=128)
+        doc["heat"]["accuracy"][j]["check"]["ok"] = False
+        notes = []
+        with tempfile.TemporaryDirectory() as out:
+            written = plot.draw_all(doc, out, note=notes.append)
+            assert [p.name for p in written] == FIGURES + HEAT_FIGURES, written
+            for p in written:
+                check_png(p)
+        assert any(f"heat.runs[{i}] (neumann half, n=512) failed its check" in n for n in notes), notes
+        assert any(f"heat.accuracy[{j}] (dirichlet double, n=128) failed its check" in n for n in notes), notes
+
+    @test
+    def order_of_accuracy_is_fitted_where_the_error_falls():
+        import heat_plot
+        doc = fixture()
+        curves = {prec: [(r["n"], r["h"], r["analytic_error"]) for r in doc["heat"]["accuracy"]
+                         if r["precision"] == prec] for prec in ("double", "half")}
+        p, upto = heat_plot.fit_order(curves["double"])
+        assert abs(p - 2) < 0.05 and upto == 128, (p, upto)
+        p, upto = heat_plot.fit_order(curves["half"])  # falls from N = 16 to 24, then rounding wins
+        assert upto == 24, (p, upto)
+        assert heat_plot.fit_order([(16, 1 / 15, 1e-3), (32, 1 / 31, 2e-3)]) == (None, None)
+        assert heat_plot.fit_order([(16, 1 / 15, 1e-3)]) == (None, None)
 
     @test
     def draw_all_validates():
