@@ -1,6 +1,7 @@
 """The main job: benchmark every stage on this GPU, record the results, draw the plots.
 
-Run through `python3 course.py bench [--n 128,256,512] [--reps 50] [--no-ncu] [--no-alternatives]`.
+Run through `python3 course.py bench [--n 128,256,512] [--reps 50] [--no-ncu] [--no-alternatives]
+[--no-heat]`.
 Without a GPU it says so and draws the figures from the shipped results in plots/results/.
 One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
 plots/figures/<gpu>/."""
@@ -21,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 FIGURES = HERE / "figures"
 BASELINE = "02_basic_sweep"
+HEAT_STAGE = "07_heat_equation"  # stages from 07 on step the heat equation in time: see heat_bench.py
 # What the book's model counts (bytes loaded from global memory, as requested through L1) and
 # what actually crosses the DRAM interface after the caches.
 NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
@@ -28,6 +30,22 @@ NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read
 
 def say(text=""):
     print(text, flush=True)
+
+
+class BenchStopped(Exception):
+    """A program failed in a way that leaves nothing to record (a crash, bad arguments, no GPU)."""
+
+
+def run_program(cmd, what, failure="gave wrong results"):
+    """Runs one measuring program; True when it passed. Exit 1 (a wrong result) is recorded, and
+    reported here, but not plotted: False. Any other exit raises BenchStopped."""
+    run = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        say(run.stdout + run.stderr)
+        raise BenchStopped(f"bench: {what} stopped with exit {run.returncode}")
+    if run.returncode == 1:
+        say(f"  {what} {failure}; it is recorded but not plotted:\n{run.stdout}")
+    return run.returncode == 0
 
 
 def slug(name):
@@ -147,6 +165,9 @@ def summary(doc):
                 f"{base['time_ms']['median'] / a['time_ms']['median']:5.2f}x")
     if doc.get("profile_note"):
         say(f"(measured OP/B: {doc['profile_note']})")
+    if doc.get("heat"):
+        from heat_bench import summary as heat_summary
+        heat_summary(doc["heat"])
 
 
 def main(root, build, stages, exercise_state, argv):
@@ -156,6 +177,7 @@ def main(root, build, stages, exercise_state, argv):
     ap.add_argument("--reps", type=int, default=50, help="timed repetitions per size (default %(default)s)")
     ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
+    ap.add_argument("--no-heat", action="store_true", help="skip stage 07 (the heat equation)")
     a = ap.parse_args(argv)
     if not re.fullmatch(r"\d+(,\d+)*", a.n):
         ap.error(f"--n expects sizes like 128,256,512, got '{a.n}'")
@@ -165,39 +187,44 @@ def main(root, build, stages, exercise_state, argv):
     if not present:
         return draw_shipped(why)
 
-    stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists() and s != "01_discretization"]
+    # The one-sweep 3D stages: not 01 (the 1D study), nor 07 onward (the heat equation, below).
+    stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists()
+                and s != "01_discretization" and s < HEAT_STAGE]
     jobs = [(s, "solution") for s in stages3d]
     for s in stages3d:
         state, _ = exercise_state(s)
         if state != "not attempted":
             jobs.append((s, "exercise"))
     doc = {"schema": SCHEMA, "gpu": None, **environment(root), "sizes": sizes, "runs": [], "profiles": [],
-           "profile_note": None, "convergence": None, "alternatives": []}
+           "profile_note": None, "convergence": None, "alternatives": [], "heat": None}
 
-    with tempfile.TemporaryDirectory() as tmp:
-        records = Path(tmp) / "runs.jsonl"
-        for number, (stage, impl) in enumerate(jobs, 1):
-            say(f"[{number}/{len(jobs)}] {stage} ({impl}), N = {a.n}")
-            run = subprocess.run([str(build / f"stage_{stage}_{impl}"), "--n", a.n, "--reps", str(a.reps),
-                                  "--json", str(records)], capture_output=True, text=True)
-            if run.returncode not in (0, 1):  # 1 = a wrong result, which is recorded and reported
-                say(run.stdout + run.stderr)
-                say(f"bench: {stage} ({impl}) stopped with exit {run.returncode}")
-                return 1
-            if run.returncode == 1:
-                say(f"  {stage} ({impl}) gave wrong results; it is recorded but not plotted:\n{run.stdout}")
-        doc["runs"] = [json.loads(line) for line in records.read_text().splitlines()]
-        doc["gpu"] = doc["runs"][0]["device"]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            records = Path(tmp) / "runs.jsonl"
+            for number, (stage, impl) in enumerate(jobs, 1):
+                say(f"[{number}/{len(jobs)}] {stage} ({impl}), N = {a.n}")
+                run_program([build / f"stage_{stage}_{impl}", "--n", a.n, "--reps", a.reps, "--json", records],
+                            f"{stage} ({impl})")
+            doc["runs"] = [json.loads(line) for line in records.read_text().splitlines()]
+            doc["gpu"] = doc["runs"][0]["device"]
 
-        study = build / "stage_01_discretization_solution"
-        if study.exists():
-            say("stage 01: the convergence study")
-            out = Path(tmp) / "study.jsonl"
-            run = subprocess.run([str(study), "--json", str(out)], capture_output=True, text=True)
-            if run.returncode == 0 and out.exists():
-                doc["convergence"] = json.loads(out.read_text().splitlines()[-1])
-            else:
-                say(f"  the stage 01 program failed (exit {run.returncode}); no convergence data\n{run.stdout}")
+            study = build / "stage_01_discretization_solution"
+            if study.exists():
+                say("stage 01: the convergence study")
+                out = Path(tmp) / "study.jsonl"
+                run = subprocess.run([str(study), "--json", str(out)], capture_output=True, text=True)
+                if run.returncode == 0 and out.exists():
+                    doc["convergence"] = json.loads(out.read_text().splitlines()[-1])
+                else:
+                    say(f"  the stage 01 program failed (exit {run.returncode}); no convergence data\n{run.stdout}")
+
+            heat = build / f"stage_{HEAT_STAGE}_solution"
+            if heat.exists() and not a.no_heat:
+                from heat_bench import measure
+                doc["heat"] = measure(heat, a.n, a.reps, Path(tmp))
+    except BenchStopped as e:
+        say(str(e))
+        return 1
 
     ncu = None if a.no_ncu else tool("ncu")
     if ncu is None:

@@ -9,6 +9,8 @@ writes into DIR (default: this folder, plots/)
     opb.png          operations per byte: textbook model vs Nsight Compute measurements
     roofline.png     the stages at the largest N under the memory roof
     convergence.png  discretization error vs grid spacing (stage 01), when the file has it
+    heat_maps.png, heat_accuracy.png, heat_rates.png
+                     stage 07, the heat equation, when the file has it (see heat_plot.py)
 and prints the path of each file written. A file that cannot be plotted gives exit status 2
 and one line, "plot.py: <file>: <what is wrong>".
 
@@ -142,10 +144,11 @@ def _series(doc, value_of_run, value_of_alt):
     return series
 
 
-def _grouped_bars(ax, series, ns, fmt, tick_label, line):
+def _grouped_bars(ax, series, ns, fmt, tick_label, line, legend=None):
     """Draws one compact group of bars per n (only the series measured at that n), labels each
-    bar with fmt(value), draws a dashed reference line at line = (y, label), and returns the
-    largest value."""
+    bar with fmt(value) (or the series' own labels[n]), draws a dashed reference line at
+    line = (y, label) unless line is None, and returns the largest value. `legend`: keyword
+    arguments for ax.legend that replace the defaults (outside, right; "higher is better")."""
     width = 1.0
     most = max(sum(1 for s in series if n in s["values"] or n in s["failed"]) for n in ns)
     pitch = most * width + 1.6
@@ -163,7 +166,8 @@ def _grouped_bars(ax, series, ns, fmt, tick_label, line):
             v = s["values"][n]
             bar = ax.bar(x, v, width * 0.92, zorder=3, **s["style"])
             handles[s["label"]] = bar
-            ax.text(x, v, fmt(v), rotation=90, ha="center", va="bottom", fontsize=8.5, zorder=6,
+            label = s["labels"][n] if "labels" in s else fmt(v)
+            ax.text(x, v, label, rotation=90, ha="center", va="bottom", fontsize=8.5, zorder=6,
                     bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.0))
             top = max(top, v)
     ax.set_xticks([g * pitch for g in range(len(ns))])
@@ -174,13 +178,15 @@ def _grouped_bars(ax, series, ns, fmt, tick_label, line):
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ref = ax.axhline(line[0], color="black", linestyle="--", linewidth=1.1, zorder=5)
+    refs, names = [], []
+    if line is not None:
+        refs, names = [ax.axhline(line[0], color="black", linestyle="--", linewidth=1.1, zorder=5)], [line[1]]
     # The legend: the reference line, then the series in order (stage by stage, yours beside
     # the solution, then the alternatives).
-    ax.legend([ref] + [handles[s["label"]] for s in series if s["label"] in handles],
-              [line[1]] + [s["label"] for s in series if s["label"] in handles],
-              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False,
-              title="higher is better", title_fontsize=9)
+    ax.legend(refs + [handles[s["label"]] for s in series if s["label"] in handles],
+              names + [s["label"] for s in series if s["label"] in handles],
+              **{**dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False,
+                        title="higher is better", title_fontsize=9), **(legend or {})})
     return top
 
 
@@ -501,6 +507,18 @@ def _note(msg):
     print(f"plot.py: note: {msg}")
 
 
+def _not_drawn(paths, why, note):
+    """Notes that the figures at `paths` are not drawn, and removes old copies of them, which
+    would otherwise pass for figures of this file."""
+    msg = f"{why}: {', '.join(p.name for p in paths)} not drawn"
+    stale = [p for p in paths if p.exists()]
+    for p in stale:
+        p.unlink()
+    if stale:
+        msg += f" (removed the old {', '.join(str(p) for p in stale)})"
+    note(msg)
+
+
 def draw_all(doc, out_dir, note=_note):
     """Validates `doc`, draws every figure it has data for into out_dir and returns their paths."""
     validate(doc)
@@ -520,15 +538,11 @@ def draw_all(doc, out_dir, note=_note):
         note("no Nsight Compute profiles in this results file: opb.png shows the textbook model only"
              " and roofline.png places the stages at their textbook OP/B")
     if doc.get("convergence") is None:
-        stale = out / "convergence.png"
-        msg = "no convergence data (stage 01) in this results file: convergence.png not drawn"
-        if stale.exists():
-            stale.unlink()
-            msg += f" (removed the old {stale})"
-        note(msg)
+        _not_drawn([out / "convergence.png"], "no convergence data (stage 01) in this results file", note)
     else:
         written.append(draw_convergence(doc, out / "convergence.png"))
-    return written
+    from heat_plot import draw_heat  # it uses this module's helpers
+    return written + draw_heat(doc, out, note)
 
 
 def main(argv=None):

@@ -16,7 +16,12 @@ What is checked, beyond types:
 - numbers are finite numbers (true/false, strings and NaN are refused);
 - at most one run per (stage, implementation, n), one alternative per (name, n);
 - every n that has a timed run or alternative also has a passing, timed run of the baseline
-  (BASELINE_STAGE, solution), since every speed-up is measured against it.
+  (BASELINE_STAGE, solution), since every speed-up is measured against it;
+- the optional "heat" section (stage 07; absent or null in older files) holds lists runs,
+  overhead, accuracy and jacobi and one record or null, snapshots. Its timed records that passed
+  carry their timings (overhead: the loop and the CUDA graph too), every record its analytic
+  error, each picture a rectangle of finite numbers of one shape; at most one record per
+  (bc, precision, n) in runs and accuracy, per n in overhead, per (precision, n) in jacobi.
 """
 import json
 import math
@@ -31,6 +36,15 @@ STAGE_RE = re.compile(r"^\d\d_[A-Za-z0-9_]+$")
 # The fields a run that passed its check must carry, and that a failed run may omit.
 TIMING_STATS = ("time_ms", "copy_ms")
 RATES = ("points_per_s", "gflops", "gbps", "copy_gbps", "fraction_of_copy")
+
+# Stage 07 (the heat equation): a timed record that passed its check carries these; the loop
+# and its CUDA graph only when it ran steps.
+BOUNDARIES = ("dirichlet", "neumann", "periodic")
+PRECISIONS = ("float", "double", "half", "bf16")
+HEAT_TIMING = ("step_ms", "copy_ms")
+HEAT_RATES = ("updates_per_s", "gbps", "copy_gbps", "fraction_of_copy")
+LOOP_TIMING = ("loop_ms", "graph_ms")
+LOOP_RATES = ("loop_us_per_step", "graph_us_per_step", "loop_over_steps")
 
 
 class ResultsError(Exception):
@@ -172,6 +186,14 @@ def _check_block(obj, where, harness):
     return ok
 
 
+def _resources(r, w):
+    res = _object(r, "resources", w, required=False)
+    if res is not None:
+        for k in ("threads_per_block", "shared_bytes", "registers", "blocks_per_sm"):
+            _integer(res, k, w + "resources.", required=False, minimum=0)
+        _number(res, "occupancy", w + "resources.", required=False, nonnegative=True)
+
+
 def _run(r, i):
     w = f"runs[{i}]."
     if not isinstance(r, dict):
@@ -190,11 +212,7 @@ def _run(r, i):
     model = _object(r, "model", w)
     _number(model, "opb", w + "model.", positive=True)
     _string(model, "formula", w + "model.")
-    res = _object(r, "resources", w, required=False)
-    if res is not None:
-        for k in ("threads_per_block", "shared_bytes", "registers", "blocks_per_sm"):
-            _integer(res, k, w + "resources.", required=False, minimum=0)
-        _number(res, "occupancy", w + "resources.", required=False, nonnegative=True)
+    _resources(r, w)
     if ok:
         # A passing run is plotted: everything the figures read must be there.
         for k in TIMING_STATS:
@@ -269,6 +287,147 @@ def _convergence(c):
         raise ResultsError(f"convergence.book_example is {_kind(be)}, expected an object or null")
 
 
+# --- stage 07, the heat equation (the optional "heat" section) -------------------------------
+
+def _object_at(v, where):
+    """v itself must be an object (an element of a list); `where` names it."""
+    if not isinstance(v, dict):
+        raise ResultsError(f"{where} is {_kind(v)}, expected an object")
+    return v
+
+
+def _plane(shot, w, ok):
+    """A picture of the middle plane: a non-empty rectangle of finite numbers. A failed run may hold
+    null (not finite) cells; it is never drawn."""
+    plane = _list(shot, "plane", w)
+    if not plane:
+        raise ResultsError(f"{w}plane is empty")
+    for j, row in enumerate(plane):
+        if not isinstance(row, list) or not row:
+            raise ResultsError(f"{w}plane[{j}] is {'empty' if row == [] else _kind(row)}, expected a list of numbers")
+        if len(row) != len(plane[0]):
+            raise ResultsError(f"{w}plane[{j}] has {len(row)} values, expected {len(plane[0])} like plane[0]")
+        for k, v in enumerate(row):
+            if v is None and not ok:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ResultsError(f"{w}plane[{j}][{k}] is {_kind(v)}, expected a number")
+            if not math.isfinite(v):
+                raise ResultsError(f"{w}plane[{j}][{k}] is {v}, expected a finite number")
+    return len(plane), len(plane[0])
+
+
+def _heat_record(r, where, timed):
+    """One record of the stage 07 program. timed: a record that passed its check must carry its
+    timings (the timed runs); --check-only records (accuracy, snapshots) may carry none."""
+    _object_at(r, where)
+    w = where + "."
+    _string(r, "device", w)
+    _stage(r, "stage", w)
+    _string(r, "title", w, required=False)
+    _one_of(r, "implementation", w, IMPLEMENTATIONS)
+    _integer(r, "n", w, minimum=3)
+    _one_of(r, "bc", w, BOUNDARIES)
+    _one_of(r, "precision", w, PRECISIONS)
+    _integer(r, "bytes_per_cell", w, required=False, minimum=1)
+    _integer(r, "cells_per_thread", w, required=False, minimum=1)
+    steps = _integer(r, "steps", w, minimum=0)
+    for k in ("dt", "r", "h", "alpha"):
+        _number(r, k, w, positive=True)
+    _number(r, "t_end", w, nonnegative=True)
+    c = _object(r, "check", w)
+    cw = w + "check."
+    ok = _bool(c, "ok", cw)  # false also when Neumann or periodic boundaries lost heat
+    _integer(c, "steps_checked", cw, minimum=0)
+    _number(c, "max_err", cw, nullable=True, nonnegative=True)
+    _number(c, "tolerance", cw, nonnegative=True)
+    for k in ("wrong", "unwritten", "ghosts_wrong"):
+        _integer(c, k, cw, required=False, minimum=0)
+    if _field(r, "conservation", w) is not None:  # null: Dirichlet boundaries do not conserve heat
+        cons = _object(r, "conservation", w)
+        _number(cons, "drift", w + "conservation.", nullable=True, nonnegative=True)
+        _number(cons, "tolerance", w + "conservation.", nonnegative=True)
+        _bool(cons, "ok", w + "conservation.")
+    _number(r, "analytic_error", w, nullable=not ok, nonnegative=True)
+    _list(r, "growth", w, required=False)
+    _resources(r, w)
+    shape = None
+    for i, shot in enumerate(_list(r, "snapshots", w, required=False)):
+        sw = f"{w}snapshots[{i}]."
+        _object_at(shot, f"{w}snapshots[{i}]")
+        _integer(shot, "step", sw, minimum=0)
+        _number(shot, "t", sw, nonnegative=True)
+        here = _plane(shot, sw, ok)
+        if shape is not None and here != shape:
+            raise ResultsError(f"{sw}plane is {here[0]}×{here[1]}, expected {shape[0]}×{shape[1]} like "
+                               f"{w}snapshots[0].plane")
+        shape = here
+    must = ok and timed  # a passing timed run is plotted: everything the figures read must be there
+    for k in HEAT_TIMING + (LOOP_TIMING if steps > 0 else ()):
+        if must or r.get(k) is not None:
+            _stats(r, k, w)
+    for k in HEAT_RATES:
+        _number(r, k, w, required=must, nullable=not must, positive=must)
+    for k in LOOP_RATES:
+        _number(r, k, w, required=must and steps > 0, nullable=not (must and steps > 0), positive=must)
+    return ok
+
+
+def _jacobi(r, i):
+    where = f"heat.jacobi[{i}]"
+    _object_at(r, where)
+    w = where + "."
+    _one_of(r, "mode", w, ("jacobi",))
+    _stage(r, "stage", w)
+    _integer(r, "n", w, minimum=3)
+    _one_of(r, "precision", w, PRECISIONS)
+    _number(r, "tol", w, positive=True)
+    _integer(r, "iterations", w, minimum=0)
+    _number(r, "predicted_iterations", w, nonnegative=True)
+    converged = _bool(r, "converged", w)
+    _bool(r, "stalled", w)
+    for k in ("residual", "error"):  # null: not finite, which a converged run cannot be
+        _number(r, k, w, nullable=not converged, nonnegative=True)
+    _number(r, "time_ms", w, nonnegative=True)
+    for j, point in enumerate(_list(r, "history", w, required=False)):  # not drawn: its shape only
+        if not isinstance(point, list) or len(point) != 2 or not all(
+                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in point):
+            what = f"a list of {len(point)}" if isinstance(point, list) else _kind(point)
+            raise ResultsError(f"{w}history[{j}] is {what}, expected a pair [iteration, residual] of numbers")
+
+
+def _unique(records, part, fields):
+    """At most one record per combination of `fields` (the last one being n) in heat.<part>."""
+    seen = {}
+    for i, r in enumerate(records):
+        key = tuple(r[k] for k in fields)
+        if key in seen:
+            what = " ".join(str(v) for v in key[:-1])
+            raise ResultsError(f"heat.{part}[{i}] repeats {what + ' ' if what else ''}at n={key[-1]} "
+                               f"(first in heat.{part}[{seen[key]}])")
+        seen[key] = i
+
+
+def _heat(h):
+    w = "heat."
+    for part, timed in (("runs", True), ("overhead", True), ("accuracy", False)):
+        records = _list(h, part, w)
+        for i, r in enumerate(records):
+            _heat_record(r, f"heat.{part}[{i}]", timed)
+        _unique(records, part, ("bc", "precision", "n") if part != "overhead" else ("n",))
+    for i, r in enumerate(h["overhead"]):
+        if r["steps"] < 1:
+            raise ResultsError(f"heat.overhead[{i}].steps is 0, expected a loop of at least 1 step")
+    if _field(h, "snapshots", w) is not None:  # null: no pictures were taken
+        _heat_record(_object(h, "snapshots", w), "heat.snapshots", timed=False)
+        if not _list(h["snapshots"], "snapshots", "heat.snapshots."):
+            raise ResultsError("heat.snapshots.snapshots is empty, expected the pictures")
+    jacobi = _list(h, "jacobi", w)
+    for i, r in enumerate(jacobi):
+        _jacobi(r, i)
+    _unique(jacobi, "jacobi", ("precision", "n"))
+
+
 def validate(doc):
     """Raises ResultsError naming the first bad field; returns None when `doc` can be plotted."""
     if not isinstance(doc, dict):
@@ -309,6 +468,12 @@ def validate(doc):
         if not isinstance(conv, dict):
             raise ResultsError(f"convergence is {_kind(conv)}, expected an object or null")
         _convergence(conv)
+
+    heat = doc.get("heat")
+    if heat is not None:
+        if not isinstance(heat, dict):
+            raise ResultsError(f"heat is {_kind(heat)}, expected an object or null")
+        _heat(heat)
 
     seen = {}
     for i, a in enumerate(_list(doc, "alternatives", "", required=False)):

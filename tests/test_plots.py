@@ -11,13 +11,22 @@ What is tested:
   malformed file with a message that names the bad field;
 - plot.py exits 2 with one line "plot.py: <file>: <what is wrong>" for a missing, empty, invalid
   or malformed results file;
-- the fixture draws all five figures, each a real PNG of a reasonable size;
+- the fixture draws all five figures and the three of stage 07 (the heat equation), each a real
+  PNG of a reasonable size;
 - without convergence data it draws four and says why; without profiles opb.png is still drawn;
+- a malformed "heat" section is rejected naming the field; a file without one draws the old
+  figures and no heat figures, and removes stale ones; a failed heat run is noted, not plotted;
+- the stage 07 benchmark (plots/heat_bench.py) runs the program with the right options, records
+  a run that exits 1, stops on any other failure, and its section validates (a fake program);
 - every results file shipped in plots/results/ validates.
 """
+import contextlib
 import copy
+import io
 import json
 import math
+import os
+import re
 import struct
 import subprocess
 import sys
@@ -30,9 +39,13 @@ PLOTS = ROOT / "plots"
 PLOT = PLOTS / "plot.py"
 FIXTURE = ROOT / "tests" / "fixtures" / "results_small.json"
 FIGURES = ["speedup.png", "bandwidth.png", "opb.png", "roofline.png", "convergence.png"]
+HEAT_FIGURES = ["heat_maps.png", "heat_accuracy.png", "heat_rates.png"]
 
 sys.path.insert(0, str(PLOTS))
-from results_schema import ResultsError, load_results, validate  # noqa: E402
+from results_schema import (HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING,  # noqa: E402
+                            ResultsError, load_results, validate)
+
+HEAT_TIMED = HEAT_TIMING + LOOP_TIMING + HEAT_RATES + LOOP_RATES  # what a stage 07 run carries once timed
 
 failures = []
 
@@ -59,6 +72,21 @@ def timed_run_index(doc, stage, impl="solution", n=512):
         if r["stage"] == stage and r["implementation"] == impl and r["n"] == n:
             return i
     raise AssertionError(f"fixture has no {stage} {impl} at n={n}")
+
+
+def fail_heat_run(r, **check):
+    """r as the stage 07 program writes a run that failed its check: without timings."""
+    r["check"].update(ok=False, **check)
+    for k in HEAT_TIMED:
+        r.pop(k, None)
+    return r
+
+
+def heat_index(doc, part, precision="float", n=512, bc="dirichlet"):
+    for i, r in enumerate(doc["heat"][part]):
+        if r["bc"] == bc and r["precision"] == precision and r["n"] == n:
+            return i
+    raise AssertionError(f"fixture has no heat.{part} {bc} {precision} at n={n}")
 
 
 # --- malformed documents: (name, mutation, words the message must contain) --------------------
@@ -162,6 +190,137 @@ def _min_above_median(d):
     return f"runs[{i}].copy_ms: expected min <= median <= max"
 
 
+# --- malformed heat sections (stage 07) --------------------------------------------------------
+
+def _heat_drop_rate(d):
+    i = heat_index(d, "runs", "half")
+    del d["heat"]["runs"][i]["updates_per_s"]
+    return f"heat.runs[{i}].updates_per_s is missing"
+
+
+def _heat_bad_bc(d):
+    i = heat_index(d, "runs", "double", bc="neumann")
+    d["heat"]["runs"][i]["bc"] = "robin"
+    return f"heat.runs[{i}].bc is 'robin', expected one of 'dirichlet', 'neumann', 'periodic'"
+
+
+def _heat_bad_precision(d):
+    i = heat_index(d, "accuracy", "half", n=32)
+    d["heat"]["accuracy"][i]["precision"] = "fp8"
+    return f"heat.accuracy[{i}].precision is 'fp8', expected one of 'float', 'double', 'half', 'bf16'"
+
+
+def _heat_text_error(d):
+    i = heat_index(d, "accuracy", "double", n=64)
+    d["heat"]["accuracy"][i]["analytic_error"] = "small"
+    return f"heat.accuracy[{i}].analytic_error is the string 'small', expected a number"
+
+
+def _heat_negative_error(d):
+    d["heat"]["accuracy"][0]["analytic_error"] = -1e-3
+    return "heat.accuracy[0].analytic_error is -0.001, expected a number >= 0"
+
+
+def _heat_no_h(d):
+    del d["heat"]["accuracy"][3]["h"]
+    return "heat.accuracy[3].h is missing"
+
+
+def _heat_no_graph(d):
+    del d["heat"]["overhead"][1]["graph_us_per_step"]
+    return "heat.overhead[1].graph_us_per_step is missing"
+
+
+def _heat_no_loop(d):
+    d["heat"]["overhead"][0]["steps"] = 0
+    return "heat.overhead[0].steps is 0, expected a loop of at least 1 step"
+
+
+def _heat_step_stats(d):
+    i = heat_index(d, "runs", "bf16", bc="periodic")
+    d["heat"]["runs"][i]["step_ms"]["max"] = 0.0001
+    return f"heat.runs[{i}].step_ms: expected min <= median <= max"
+
+
+def _heat_duplicate_run(d):
+    i = heat_index(d, "runs", "float")
+    d["heat"]["runs"].append(copy.deepcopy(d["heat"]["runs"][i]))
+    return f"heat.runs[{len(d['heat']['runs']) - 1}] repeats dirichlet float at n=512 (first in heat.runs[{i}])"
+
+
+def _heat_duplicate_overhead(d):
+    d["heat"]["overhead"].append(copy.deepcopy(d["heat"]["overhead"][0]))
+    return "heat.overhead[2] repeats at n=32 (first in heat.overhead[0])"
+
+
+def _heat_ragged_plane(d):
+    d["heat"]["snapshots"]["snapshots"][1]["plane"][2].pop()
+    return "heat.snapshots.snapshots[1].plane[2] has 3 values, expected 4 like plane[0]"
+
+
+def _heat_nan_in_plane(d):
+    d["heat"]["snapshots"]["snapshots"][0]["plane"][1][2] = math.nan
+    return "heat.snapshots.snapshots[0].plane[1][2] is nan, expected a finite number"
+
+
+def _heat_text_in_plane(d):
+    d["heat"]["snapshots"]["snapshots"][2]["plane"][3][0] = "hot"
+    return "heat.snapshots.snapshots[2].plane[3][0] is the string 'hot', expected a number"
+
+
+def _heat_plane_shapes(d):
+    d["heat"]["snapshots"]["snapshots"][2]["plane"].pop()
+    return "heat.snapshots.snapshots[2].plane is 3×4, expected 4×4 like heat.snapshots.snapshots[0].plane"
+
+
+def _heat_no_pictures(d):
+    d["heat"]["snapshots"]["snapshots"] = []
+    return "heat.snapshots.snapshots is empty, expected the pictures"
+
+
+def _heat_snapshot_time(d):
+    del d["heat"]["snapshots"]["snapshots"][1]["t"]
+    return "heat.snapshots.snapshots[1].t is missing"
+
+
+def _heat_jacobi_iterations(d):
+    d["heat"]["jacobi"][0]["iterations"] = "2560"
+    return "heat.jacobi[0].iterations is the string '2560', expected an integer"
+
+
+def _heat_jacobi_converged_without_error(d):
+    d["heat"]["jacobi"][1]["error"] = None
+    return "heat.jacobi[1].error is null, expected a number"
+
+
+def _heat_jacobi_history(d):
+    d["heat"]["jacobi"][1]["history"][2] = [4096]
+    return "heat.jacobi[1].history[2] is a list of 1, expected a pair [iteration, residual]"
+
+
+def _heat_no_accuracy(d):
+    del d["heat"]["accuracy"]
+    return "heat.accuracy is missing"
+
+
+def _heat_not_object(d):
+    d["heat"] = []
+    return "heat is a list, expected an object or null"
+
+
+def _heat_conservation(d):
+    i = heat_index(d, "runs", "float", bc="periodic")
+    d["heat"]["runs"][i]["conservation"]["ok"] = "yes"
+    return f"heat.runs[{i}].conservation.ok is the string 'yes', expected true or false"
+
+
+HEAT_MUTATIONS = [_heat_drop_rate, _heat_bad_bc, _heat_bad_precision, _heat_text_error, _heat_negative_error,
+                  _heat_no_h, _heat_no_graph, _heat_no_loop, _heat_step_stats, _heat_duplicate_run,
+                  _heat_duplicate_overhead, _heat_ragged_plane, _heat_nan_in_plane, _heat_text_in_plane,
+                  _heat_plane_shapes, _heat_no_pictures, _heat_snapshot_time, _heat_jacobi_iterations,
+                  _heat_jacobi_converged_without_error, _heat_jacobi_history, _heat_no_accuracy, _heat_not_object,
+                  _heat_conservation]
+
 MUTATIONS = [_drop_time, _text_median, _nan_median, _bool_gflops, _no_baseline, _no_baseline_at_512,
              _failed_baseline, _wrong_schema, _no_schema, _duplicate_run, _bad_implementation,
              _bad_stage_name, _runs_not_list, _profile_text, _convergence_bad_row,
@@ -216,6 +375,57 @@ def expect_exit_2(results, out, expected):
     assert not list(Path(out).glob("*.png")), "a figure was written for a bad file"
 
 
+# --- a stand-in for stage 07's program, for the benchmark's tests ------------------------------
+
+FAKE_HEAT = """#!{python}
+# Writes fixture records shaped by its options, as build/stage_07_heat_equation_solution would.
+import json, sys
+args = sys.argv[1:]
+with open({calls!r}, "a") as log:
+    log.write(json.dumps(args) + "\\n")
+opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
+heat = json.load(open({fixture!r}))["heat"]
+if "--jacobi" in args:
+    if {crash!r} == "jacobi":
+        print("out of memory"); sys.exit(3)
+    records = [dict(heat["jacobi"][0], n=int(n)) for n in opt("--n").split(",")]
+else:
+    template = heat["snapshots"] if "--snapshots" in args else heat["runs"][2]
+    records = []
+    for n in opt("--n").split(","):
+        r = dict(template, n=int(n), bc=opt("--bc", "dirichlet"), precision=opt("--precision", "float"))
+        failed = (r["bc"], r["precision"]) == ("periodic", "bf16")
+        if "--check-only" in args or failed:
+            r = {{k: v for k, v in r.items() if k not in {timed!r}}}
+        if failed:
+            r["check"] = dict(r["check"], ok=False, wrong=3)
+        records.append(r)
+with open(opt("--json"), "a") as out:
+    for r in records:
+        out.write(json.dumps(r) + "\\n")
+print("report")
+sys.exit(1 if any(not r.get("check", {{"ok": r.get("converged")}})["ok"] for r in records) else 0)
+"""
+
+
+def fake_heat_program(folder, crash=None):
+    """A stage 07 program that logs its arguments to folder/calls.jsonl; crash="jacobi" makes
+    --jacobi exit 3 (as when the GPU is out of memory)."""
+    path = folder / "stage_07_heat_equation_solution"
+    path.write_text(FAKE_HEAT.format(python=sys.executable, calls=str(folder / "calls.jsonl"),
+                                     fixture=str(FIXTURE), crash=crash, timed=list(HEAT_TIMED)))
+    os.chmod(path, 0o755)
+    return path
+
+
+def quietly(fn, *args):
+    """fn(*args) with stdout captured: (result, what it printed)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result = fn(*args)
+    return result, out.getvalue()
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def schema_tests():
@@ -238,14 +448,42 @@ def schema_tests():
         assert [a["n"] for a in doc["alternatives"]] == [512, 512]
         hs = sorted({r["h"] for r in doc["convergence"]["rows"]})
         assert len(hs) >= 12 and abs(hs[-1] / hs[-2] - 2) < 1e-3, "h should halve about 12 times"
+        heat = doc["heat"]
+        assert {(r["bc"], r["precision"]) for r in heat["runs"] if r["n"] == 512} == {
+            (bc, p) for bc in ("dirichlet", "neumann", "periodic") for p in ("float", "double", "half", "bf16")}
+        assert [r["n"] for r in heat["overhead"]] == [32, 64]
+        assert sorted({r["precision"] for r in heat["accuracy"]}) == ["double", "half"]
+        assert [len(s["plane"]) for s in heat["snapshots"]["snapshots"]] == [4, 4, 4]
+        assert [r["n"] for r in heat["jacobi"]] == [32, 64]
 
     @test
     def validator_rejects_each_mutation():
-        for mutate in MUTATIONS:
+        for mutate in MUTATIONS + HEAT_MUTATIONS:
             doc = fixture()
             expected = mutate(doc)
             rejects(doc, expected)
         rejects([], "the file holds a list, expected one JSON object")
+
+    @test
+    def validator_accepts_what_heat_may_leave_out():
+        # A failed heat run carries no timings (the program times only what passed), a failed
+        # picture may hold null cells, and the whole section may be null or absent (older files).
+        doc = fixture()
+        i = heat_index(doc, "runs", "bf16", bc="periodic")
+        fail_heat_run(doc["heat"]["runs"][i], wrong=12)["analytic_error"] = None
+        doc["heat"]["snapshots"]["check"]["ok"] = False
+        doc["heat"]["snapshots"]["snapshots"][1]["plane"][0][0] = None
+        j = doc["heat"]["jacobi"][1]
+        j.update(converged=False, stalled=True, error=None, residual=None)
+        validate(doc)
+        doc["heat"]["snapshots"] = None
+        for part in ("runs", "overhead", "accuracy", "jacobi"):
+            doc["heat"][part] = []
+        validate(doc)
+        doc["heat"] = None
+        validate(doc)
+        del doc["heat"]
+        validate(doc)
 
     @test
     def validator_accepts_what_may_be_absent():
@@ -298,17 +536,64 @@ def schema_tests():
         print(f"      ({len(shipped)} shipped results file(s) in plots/results/)")
 
 
+def bench_tests():
+    import heat_bench  # plots/heat_bench.py; standard library only
+    from bench import BenchStopped
+
+    @test
+    def heat_bench_measures_every_part():
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            program = fake_heat_program(tmp)
+            heat, printed = quietly(heat_bench.measure, program, "128,256,512", 7, tmp)
+            calls = [json.loads(line) for line in (tmp / "calls.jsonl").read_text().splitlines()]
+        assert len(calls) == 12 + 1 + 4 + 1 + 1, calls
+        assert calls[0][:8] == ["--n", "128,256,512", "--steps", "100", "--reps", "7", "--bc", "dirichlet"], calls[0]
+        assert {(c[c.index("--bc") + 1], c[c.index("--precision") + 1]) for c in calls[:12]} == {
+            (bc, p) for bc in ("dirichlet", "neumann", "periodic") for p in ("float", "double", "half", "bf16")}
+        assert calls[12][:6] == ["--n", "32,64", "--steps", "100", "--reps", "7"], calls[12]
+        for c in calls[13:17]:
+            assert c[:5] == ["--n", "16,24,32,48,64,96,128", "--t-end", "0.02", "--check-only"], c
+        assert calls[17][:6] == ["--n", "128", "--t-end", "0.02", "--snapshots", "5"], calls[17]
+        assert calls[18][:3] == ["--jacobi", "--n", "32,64,128"], calls[18]
+        assert [len(heat[k]) for k in ("runs", "overhead", "accuracy", "jacobi")] == [36, 2, 28, 3]
+        assert heat["snapshots"]["n"] == 128 and heat["snapshots"]["snapshots"]
+        failed = {(r["bc"], r["precision"]) for r in heat["runs"] if not r["check"]["ok"]}
+        assert failed == {("periodic", "bf16")}, failed
+        assert "periodic boundaries, bf16" in printed and "gave wrong results" in printed, printed
+        assert printed.count("[07 ") == 19, printed
+        doc = fixture()
+        doc["heat"] = heat
+        validate(doc)
+        _, table = quietly(heat_bench.summary, heat)
+        assert re.search(r"\bperiodic +bf16 +512 +check FAILED", table), table
+        assert "launch overhead" in table and "Jacobi" in table, table
+
+    @test
+    def heat_bench_stops_on_other_failures():
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            program = fake_heat_program(tmp, crash="jacobi")
+            try:
+                _, printed = quietly(heat_bench.measure, program, "64", 3, tmp)
+            except BenchStopped as e:
+                assert "stopped with exit 3" in str(e) and "Jacobi" in str(e), str(e)
+            else:
+                raise AssertionError("a program that exits 3 did not stop the bench")
+
+
 def plot_tests():
     import plot  # plots/plot.py; needs matplotlib
 
     @test
-    def fixture_draws_all_five_figures():
+    def fixture_draws_all_eight_figures():
         with tempfile.TemporaryDirectory() as out:
             p = run_plot(FIXTURE, out)
             assert p.returncode == 0, f"exit status {p.returncode}\n{p.stdout}\n{p.stderr}"
             printed = [Path(line) for line in p.stdout.splitlines() if line.endswith(".png")]
-            assert [q.name for q in printed] == FIGURES, f"printed {p.stdout!r}"
-            for name in FIGURES:
+            assert [q.name for q in printed] == FIGURES + HEAT_FIGURES, f"printed {p.stdout!r}"
+            assert "note" not in p.stdout, p.stdout
+            for name in FIGURES + HEAT_FIGURES:
                 check_png(Path(out) / name)
 
     @test
@@ -321,7 +606,7 @@ def plot_tests():
             expect_exit_2(tmp / "empty.json", out, "file is empty")
             (tmp / "broken.json").write_text('{"schema": "pmpp-stencil-results/1",\n  "runs": [}\n')
             expect_exit_2(tmp / "broken.json", out, "not valid JSON")
-            for mutate in (_wrong_schema, _drop_time, _text_median, _no_baseline):
+            for mutate in (_wrong_schema, _drop_time, _text_median, _no_baseline, _heat_ragged_plane):
                 doc = fixture()
                 expected = mutate(doc)
                 path = tmp / f"{mutate.__name__.strip('_')}.json"
@@ -352,7 +637,7 @@ def plot_tests():
         notes = []
         with tempfile.TemporaryDirectory() as out:
             written = plot.draw_all(doc, out, note=notes.append)
-            assert [p.name for p in written] == FIGURES, written
+            assert [p.name for p in written] == FIGURES + HEAT_FIGURES, written
             for name in FIGURES:
                 check_png(Path(out) / name)
         assert any("no Nsight Compute profiles" in n for n in notes), notes
@@ -369,10 +654,79 @@ def plot_tests():
         notes = []
         with tempfile.TemporaryDirectory() as out:
             written = plot.draw_all(doc, out, note=notes.append)
-            assert len(written) == 4
+            assert len(written) == 4 + len(HEAT_FIGURES)
             for p in written:
                 check_png(p)
         assert any(f"runs[{i}]" in n and "failed its check" in n for n in notes), notes
+
+    @test
+    def no_heat_draws_the_old_figures_and_removes_stale_heat_ones():
+        for absent in ("null", "missing"):
+            doc = fixture()
+            if absent == "null":
+                doc["heat"] = None
+            else:
+                del doc["heat"]
+            notes = []
+            with tempfile.TemporaryDirectory() as out:
+                out = Path(out)
+                for name in HEAT_FIGURES:
+                    (out / name).write_bytes(b"an old figure")
+                written = plot.draw_all(doc, out, note=notes.append)
+                assert [p.name for p in written] == FIGURES, written
+                for name in FIGURES:
+                    check_png(out / name)
+                left = [name for name in HEAT_FIGURES if (out / name).exists()]
+                assert not left, f"stale heat figures left in place: {left}"
+            heat_notes = [n for n in notes if "stage 07" in n]
+            assert len(heat_notes) == 1, notes
+            assert all(name in heat_notes[0] for name in HEAT_FIGURES), heat_notes
+            assert "not drawn" in heat_notes[0] and "removed the old" in heat_notes[0], heat_notes
+
+    @test
+    def heat_figures_without_their_data_are_not_drawn():
+        doc = fixture()
+        doc["heat"]["snapshots"] = None
+        doc["heat"]["accuracy"] = []
+        notes = []
+        with tempfile.TemporaryDirectory() as out:
+            out = Path(out)
+            (out / "heat_maps.png").write_bytes(b"an old figure")
+            written = plot.draw_all(doc, out, note=notes.append)
+            assert [p.name for p in written] == FIGURES + ["heat_rates.png"], written
+            assert not (out / "heat_maps.png").exists(), "the stale heat_maps.png was left in place"
+            assert not (out / "heat_accuracy.png").exists()
+        assert any("heat_maps.png not drawn" in n and "removed the old" in n for n in notes), notes
+        assert any("heat_accuracy.png not drawn" in n for n in notes), notes
+
+    @test
+    def failed_heat_runs_are_left_out_not_fatal():
+        doc = fixture()
+        i = heat_index(doc, "runs", "half", bc="neumann")
+        fail_heat_run(doc["heat"]["runs"][i], ghosts_wrong=2048)
+        j = heat_index(doc, "accuracy", "double", n=128)
+        doc["heat"]["accuracy"][j]["check"]["ok"] = False
+        notes = []
+        with tempfile.TemporaryDirectory() as out:
+            written = plot.draw_all(doc, out, note=notes.append)
+            assert [p.name for p in written] == FIGURES + HEAT_FIGURES, written
+            for p in written:
+                check_png(p)
+        assert any(f"heat.runs[{i}] (neumann half, n=512) failed its check" in n for n in notes), notes
+        assert any(f"heat.accuracy[{j}] (dirichlet double, n=128) failed its check" in n for n in notes), notes
+
+    @test
+    def order_of_accuracy_is_fitted_where_the_error_falls():
+        import heat_plot
+        doc = fixture()
+        curves = {prec: [(r["n"], r["h"], r["analytic_error"]) for r in doc["heat"]["accuracy"]
+                         if r["precision"] == prec] for prec in ("double", "half")}
+        p, upto = heat_plot.fit_order(curves["double"])
+        assert abs(p - 2) < 0.05 and upto == 128, (p, upto)
+        p, upto = heat_plot.fit_order(curves["half"])  # falls from N = 16 to 24, then rounding wins
+        assert upto == 24, (p, upto)
+        assert heat_plot.fit_order([(16, 1 / 15, 1e-3), (32, 1 / 31, 2e-3)]) == (None, None)
+        assert heat_plot.fit_order([(16, 1 / 15, 1e-3)]) == (None, None)
 
     @test
     def draw_all_validates():
@@ -389,6 +743,7 @@ def plot_tests():
 
 def main():
     schema_tests()
+    bench_tests()
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -1,0 +1,265 @@
+"""Stage 07's figures (the heat equation), drawn by plot.py's draw_all when a results file has a
+"heat" section (bench.py measures it with heat_bench.py):
+
+    heat_maps.png      the middle plane of the cube at a few times, on one colour scale
+    heat_accuracy.png  the error against the exact solution vs N, per precision: the order of accuracy
+    heat_rates.png     G cell-updates/s per boundary condition and precision at the largest N, and
+                       the launch overhead per step, without and with a CUDA graph
+
+A figure without data (or whose only data failed its check) is not drawn, and an old copy of it
+is removed, as plot.py does for convergence.png.
+"""
+import math
+
+from plot import STAGE_COLORS, _grouped_bars, _heading, _not_drawn, _pyplot, _save, _subtitle
+from results_schema import BOUNDARIES
+
+FIGURES = ("heat_maps.png", "heat_accuracy.png", "heat_rates.png")
+
+# One colour per storage precision, the same in every stage 07 figure; the line styles follow
+# convergence.png (double solid, float dashed).
+PRECISION_ORDER = ("double", "float", "half", "bf16")  # in the legends: by bytes a cell
+PRECISION_COLORS = dict(zip(PRECISION_ORDER, STAGE_COLORS))
+BYTES = {"double": 8, "float": 4, "half": 2, "bf16": 2}
+PRECISION_LINES = {"double": ("-", "o"), "float": ("--", "^"), "half": (":", "s"), "bf16": ("-.", "D")}
+BOUNDARY_NAME = {"dirichlet": "Dirichlet", "neumann": "Neumann", "periodic": "periodic"}
+BOUNDARY_MEANING = {"dirichlet": "u = 0 on the faces", "neumann": "no heat crosses the faces",
+                    "periodic": "the cube wraps around"}
+# harness/heat.cpp's exact_solution_text(), as mathtext.
+EXACT = {
+    "dirichlet": r"$\sin\pi x\,\sin\pi y\,\sin\pi z\;e^{-3\pi^2\alpha t}"
+                 r" + \frac{1}{2}\sin 3\pi x\,\sin 2\pi y\,\sin\pi z\;e^{-14\pi^2\alpha t}$",
+    "neumann": r"$\cos\pi x\,\cos\pi y\,\cos\pi z\;e^{-3\pi^2\alpha t}"
+               r" + \frac{1}{2}\cos 3\pi x\,\cos 2\pi y\,\cos\pi z\;e^{-14\pi^2\alpha t}$",
+    "periodic": r"$\cos 2\pi x\,\cos 2\pi y\,\cos 2\pi z\;e^{-12\pi^2\alpha t}"
+                r" + \frac{1}{2}\cos 6\pi x\,\cos 4\pi y\,\cos 2\pi z\;e^{-56\pi^2\alpha t}$",
+}
+
+
+def _boundaries(bc):
+    return f"{BOUNDARY_NAME[bc]} boundaries ({BOUNDARY_MEANING[bc]})"
+
+
+def _passed(records):
+    return [r for r in records if r["check"]["ok"]]
+
+
+def _cell_x(bc, n, i):
+    """harness/heat.cpp's HeatGeometry::x(i): where cell i sits along an axis."""
+    return {"dirichlet": i / (n - 1), "neumann": (i - 0.5) / (n - 2), "periodic": (i - 1) / (n - 2)}[bc]
+
+
+# --- the middle plane at a few times ------------------------------------------------------------
+
+def draw_maps(doc, path):
+    plt = _pyplot()
+    rec = doc["heat"]["snapshots"]
+    shots = rec["snapshots"]
+    values = [v for s in shots for row in s["plane"] for v in row]
+    lo, hi = min(values), max(values)
+    if lo < 0:  # a solution of both signs: a diverging scale centred on 0
+        lim = max(-lo, hi)
+        scale = dict(cmap="RdBu_r", vmin=-lim, vmax=lim)
+    else:
+        scale = dict(cmap="inferno", vmin=0, vmax=hi)
+    width = max(12.5, 2.9 * len(shots) + 2.2)
+    side = (width - 1.4) / len(shots)  # each map square, about as tall as the colour bar
+    fig, axes = plt.subplots(1, len(shots), figsize=(width, side + 2.3), layout="constrained", squeeze=False)
+    for ax, shot in zip(axes[0], shots):
+        # Rows are y (j), columns z (k); the cells cover the unit square to within a cell.
+        image = ax.imshow(shot["plane"], origin="lower", extent=(0, 1, 0, 1), interpolation="nearest", **scale)
+        ax.set_title(f"t = {shot['t']:.3g}", fontsize=13)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    first = axes[0][0]
+    first.set_xticks([0, 1])
+    first.set_yticks([0, 1])
+    first.set_xlabel("z", fontsize=11)
+    first.set_ylabel("y", fontsize=11, rotation=0)
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.9, pad=0.02, label="u  (one scale for every picture)")
+    n, bc = rec["n"], rec["bc"]
+    x = _cell_x(bc, n, n // 2)
+    fig.suptitle(f"The heat equation (stage 07): the middle plane of the cube as the heat diffuses\n"
+                 f"N = {n}, {_boundaries(bc)}, {rec['precision']} storage; the plane x = {x:.2f}\n"
+                 f"starting from the exact solution  u = {EXACT[bc]}", fontsize=13, fontweight="bold")
+    alpha = f"α = {rec['alpha']:g}, " if rec["alpha"] != 1 else ""
+    fig.supxlabel(f"{alpha}{rec['steps']} steps of dt = {rec['dt']:.3g} to t = {rec['t_end']:.3g};  "
+                  f"error against the exact solution at the end {rec['analytic_error']:.2g}\n"
+                  f"results file: {_subtitle(doc)}", fontsize=9.5, color="0.3")
+    return _save(fig, path, doc, "heat equation: the middle plane over time")
+
+
+# --- the order of accuracy ----------------------------------------------------------------------
+
+def fit_order(points):
+    """The order p in error ∝ h^p: the least-squares slope of log(error) against log(h) over the
+    leading points (by N) in which the error still falls. In double and float that is every point;
+    in half and bf16 rounding soon stops the error falling (and then raises it), and those points
+    say nothing about the scheme. points: [(n, h, error)], errors > 0. Returns (p, the largest N
+    fitted), or (None, None) when fewer than two points fall."""
+    points = sorted(points)
+    fitted = points[:1]
+    for point in points[1:]:
+        if point[2] >= fitted[-1][2]:
+            break
+        fitted.append(point)
+    if len(fitted) < 2:
+        return None, None
+    xs = [math.log(h) for _, h, _ in fitted]
+    ys = [math.log(e) for _, _, e in fitted]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    p = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return p, fitted[-1][0]
+
+
+def _accuracy_curves(doc):
+    """(bc, precision) -> [(n, h, error)] over the passing records with an error above 0."""
+    curves = {}
+    for r in _passed(doc["heat"]["accuracy"]):
+        if r["analytic_error"] > 0:
+            curves.setdefault((r["bc"], r["precision"]), []).append((r["n"], r["h"], r["analytic_error"]))
+    return {k: sorted(v) for k, v in sorted(curves.items(), key=lambda kv: (BOUNDARIES.index(kv[0][0]),
+                                                                             PRECISION_ORDER.index(kv[0][1])))}
+
+
+def draw_accuracy(doc, path):
+    plt = _pyplot()
+    curves = _accuracy_curves(doc)
+    records = _passed(doc["heat"]["accuracy"])
+    several_bcs = len({bc for bc, _ in curves}) > 1
+    fig, ax = plt.subplots(figsize=(11.5, 7.0), layout="constrained")
+    for (bc, prec), points in curves.items():
+        p, upto = fit_order(points)
+        label = prec + (f", {bc}" if several_bcs else "")
+        if p is None:
+            label += ": no fit (the error does not fall)"
+        else:
+            label += f": p = {p:.2f}"
+            if upto != points[-1][0]:
+                label += f" (fitted for N ≤ {upto}, then rounding wins)"
+        ls, marker = PRECISION_LINES[prec]
+        ax.plot([n for n, _, _ in points], [e for _, _, e in points], linestyle=ls, marker=marker, markersize=6,
+                linewidth=1.8, color=PRECISION_COLORS[prec], label=label, zorder=3)
+    # The reference: error ∝ h², through half the error of the most accurate curve at its smallest N.
+    _, h0, e0 = min((pts[0] for pts in curves.values()), key=lambda q: (q[0], q[2]))
+    ns = sorted({n for pts in curves.values() for n, _, _ in pts})
+    hs = {n: h for pts in curves.values() for n, h, _ in pts}
+    ax.plot(ns, [e0 / 2 * (hs[n] / h0) ** 2 for n in ns], color="black", linestyle="--", linewidth=1.2, zorder=2,
+            label="O(h²): the error ÷ 4 each time h halves")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ns)
+    ax.set_xticklabels([str(n) for n in ns])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+    ax.grid(which="major", color="0.85")
+    ax.grid(which="minor", axis="y", color="0.95")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    t_end = records[0]["t_end"]
+    r_max = max(r["r"] for r in records)
+    ax.set_xlabel(f"N: a grid of N×N×N cells, spacing h = 1/(N−1).  Time step dt = r·h²/α with "
+                  f"r ≤ {r_max:.3g}, so dt ∝ h²: the run to t = {t_end:g} takes more steps as N grows")
+    if any(fit_order(points)[1] not in (None, points[-1][0]) for points in curves.values()):
+        low, high = ax.get_ylim()
+        ax.set_ylim(low, high * (high / low) ** 0.25)  # room for the note above the curves
+        ax.text(0.01, 0.98, "Where a curve turns up, rounding wins: every step rounds each cell to the storage "
+                "precision,\nand as N grows there are more steps (∝ N²), each changing u less (∝ h²). "
+                "In half and bf16\nthe changes end up smaller than the rounding, and the heat stops diffusing.",
+                transform=ax.transAxes, ha="left", va="top", fontsize=9.5,
+                bbox=dict(boxstyle="round,pad=0.4", facecolor="#fff4d6", edgecolor="#c9a227"))
+    ax.set_ylabel(f"error at t = {t_end:g}:  max |u − exact| / max |exact|  (lower is better)")
+    ax.legend(loc="lower left", fontsize=10, frameon=True, framealpha=0.95,
+              title="storage precision: measured order p (error ∝ $h^p$)", title_fontsize=10)
+    bcs = sorted({bc for bc, _ in curves}, key=BOUNDARIES.index)
+    _heading(fig, ax, doc, "The heat equation (stage 07): the error falls as h² until the storage precision "
+                           "stops it", f"{', '.join(_boundaries(bc) for bc in bcs)};  {_subtitle(doc)}")
+    return _save(fig, path, doc, "heat equation: order of accuracy")
+
+
+# --- speed and launch overhead ------------------------------------------------------------------
+
+def draw_rates(doc, path):
+    plt = _pyplot()
+    heat = doc["heat"]
+    overhead = _passed(heat["overhead"])
+    panels = (1 if heat["runs"] else 0) + (1 if overhead else 0)
+    fig, axes = plt.subplots(1, panels, figsize=(16 if panels == 2 else 11.5, 6.8), layout="constrained",
+                             squeeze=False, gridspec_kw={"width_ratios": [2.6, 1][:panels]})
+    axes = list(axes[0])
+    title = "The heat equation (stage 07): cell updates per second"
+    if heat["runs"]:
+        ax = axes.pop(0)
+        n_max = max(r["n"] for r in heat["runs"])
+        here = [r for r in heat["runs"] if r["n"] == n_max]
+        bcs = [bc for bc in BOUNDARIES if any(r["bc"] == bc for r in here)]
+        series = []
+        for prec in PRECISION_ORDER:
+            mine = [r for r in here if r["precision"] == prec]
+            if not mine:
+                continue
+            ok = {r["bc"]: r for r in mine if r["check"]["ok"]}
+            series.append(dict(label=f"{prec} ({BYTES[prec]} bytes a cell)",
+                               values={bc: r["updates_per_s"] * 1e-9 for bc, r in ok.items()},
+                               labels={bc: f"{100 * r['fraction_of_copy']:.0f}% of copy" for bc, r in ok.items()},
+                               failed={r["bc"] for r in mine if not r["check"]["ok"]},
+                               style=dict(color=PRECISION_COLORS[prec], edgecolor="white", linewidth=0.6)))
+        top = _grouped_bars(ax, series, bcs, None, lambda bc: f"{BOUNDARY_NAME[bc]}\n{BOUNDARY_MEANING[bc]}",
+                            None, legend=dict(bbox_to_anchor=None, loc="upper center", ncol=4,
+                                        title="storage precision (higher is better)"))
+        ax.set_ylim(0, max(top, 1.0) * 1.45)
+        ax.set_ylabel("G cell-updates per second  (higher is better)")
+        ax.set_xlabel(f"boundary condition; N = {n_max}, one step, from DRAM.  Bar labels: the step's "
+                      "effective bandwidth (one read and one\nwrite of each cell) as a % of a device-to-device "
+                      "copy of the same grid.  Half and bf16 move half the bytes of float.")
+        title += f" at N = {n_max}" + (", and what launching a step costs" if overhead else "")
+        _heading(fig, ax, doc, title)
+    if overhead:
+        ax = axes.pop(0)
+        steps = overhead[0]["steps"]
+        by_n = {r["n"]: r for r in overhead}
+        series = [dict(label=f"a loop of {steps} launches",
+                       values={n: r["loop_us_per_step"] for n, r in by_n.items()}, failed=set(),
+                       style=dict(color="0.62", edgecolor="white", linewidth=0.6)),
+                  dict(label=f"the {steps} steps as one CUDA graph",
+                       values={n: r["graph_us_per_step"] for n, r in by_n.items()}, failed=set(),
+                       style=dict(color=PRECISION_COLORS[overhead[0]["precision"]], edgecolor="white",
+                                  linewidth=0.6))]
+        top = _grouped_bars(ax, series, sorted(by_n), lambda v: f"{v:.2f} µs",
+                            lambda n: f"N = {n}\none step alone:\n{by_n[n]['step_ms']['median'] * 1e3:.1f} µs",
+                            None, legend=dict(bbox_to_anchor=None, title="lower is better"))
+        ax.set_ylim(0, top * 1.5)
+        ax.set_ylabel("µs per step")
+        ax.set_xlabel(f"small grids ({overhead[0]['precision']}, {BOUNDARY_NAME[overhead[0]['bc']]}): the "
+                      "difference between\nthe two bars is the launch cost that a graph saves")
+        if heat["runs"]:
+            ax.set_title("launch overhead", fontsize=11)
+        else:
+            _heading(fig, ax, doc, "The heat equation (stage 07): what launching a step costs")
+    return _save(fig, path, doc, "heat equation: cell updates per second and launch overhead")
+
+
+# --- all of them --------------------------------------------------------------------------------
+
+def draw_heat(doc, out, note):
+    """Draws the stage 07 figures that `doc` (validated) has data for into out; returns their paths."""
+    paths = [out / name for name in FIGURES]
+    heat = doc.get("heat")
+    if heat is None:
+        _not_drawn(paths, "no stage 07 data (the heat equation) in this results file", note)
+        return []
+    for part in ("runs", "overhead", "accuracy"):
+        for i, r in enumerate(heat[part]):
+            if not r["check"]["ok"]:
+                note(f"heat.{part}[{i}] ({r['bc']} {r['precision']}, n={r['n']}) failed its check: not plotted")
+    shots = heat["snapshots"]
+    plans = [(draw_maps, shots is not None and shots["check"]["ok"],
+              "no pictures of stage 07 that passed their check (heat.snapshots)"),
+             (draw_accuracy, bool(_accuracy_curves(doc)), "no stage 07 accuracy data that passed its check"),
+             (draw_rates, bool(heat["runs"] or _passed(heat["overhead"])), "no timed stage 07 runs")]
+    written = []
+    for (draw, has_data, why), path in zip(plans, paths):
+        if has_data:
+            written.append(draw(doc, path))
+        else:
+            _not_drawn([path], why, note)
+    return written
