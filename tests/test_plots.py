@@ -556,7 +556,7 @@ def bench_tests():
             assert c[:5] == ["--n", "16,24,32,48,64,96,128", "--t-end", "0.02", "--check-only"], c
         assert calls[17][:6] == ["--n", "128", "--t-end", "0.02", "--snapshots", "5"], calls[17]
         assert calls[18][:3] == ["--jacobi", "--n", "32,64,128"], calls[18]
-        assert [len(heat[k]) for k in ("runs", "overhead", "accuracy", "jacobi")] == [36, 2, 28, 3]
+        assert [len(heat[k]) for k in ("runs", "overhead", "accuracy", "jacobi")] == [24, 2, 28, 3]
         assert heat["snapshots"]["n"] == 128 and heat["snapshots"]["snapshots"]
         failed = {(r["bc"], r["precision"]) for r in heat["runs"] if not r["check"]["ok"]}
         assert failed == {("periodic", "bf16")}, failed
