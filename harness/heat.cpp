@@ -262,3 +262,15 @@ double error_against_exact(const HostGrid& u, const HeatGeometry& g, double alph
 double poisson_solution(const HeatGeometry& g, unsigned i, unsigned j, unsigned k) {
     return std::sin(kPi * g.x(i)) * std::sin(kPi * g.x(j)) * std::sin(kPi * g.x(k));
 }
+
+FusedSchedule fused_schedule(unsigned steps, unsigned S) {
+    FusedSchedule f;
+    f.passes = S > 1 ? steps / S : 0;
+    f.single_steps = steps - f.passes * S;
+    return f;
+}
+
+double fused_bytes_per_update(unsigned tile_j, unsigned tile_k, unsigned S, size_t cell_bytes) {
+    const double read = double(tile_j) * tile_k, owned = double(tile_j - 2 * S) * (tile_k - 2 * S);
+    return double(cell_bytes) * (read + owned) / (owned * S);
+}

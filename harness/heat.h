@@ -77,3 +77,18 @@ double error_against_exact(const HostGrid& u, const HeatGeometry& g, double alph
 // The Poisson problem that Jacobi solves (Dirichlet, on the geometry's points): ∇²u = f with
 // f = -3π²·sin(πx)sin(πy)sin(πz), whose solution is sin(πx)sin(πy)sin(πz).
 double poisson_solution(const HeatGeometry& g, unsigned i, unsigned j, unsigned k);
+
+// Temporal blocking (stage 08): `steps` steps as passes that fuse S steps each, then the rest one
+// step at a time. Each pass or single step writes the other buffer, so the result is in the
+// second buffer when their count is odd.
+struct FusedSchedule {
+    unsigned passes = 0, single_steps = 0;
+    bool result_in_second() const { return (passes + single_steps) % 2 == 1; }
+};
+FusedSchedule fused_schedule(unsigned steps, unsigned S);
+
+// DRAM bytes per cell-update of a pass that fuses S steps on tiles of tile_j × tile_k cells of a
+// plane, a halo of S included on every side: each pass reads every cell of the tile once and
+// writes the (tile_j - 2S) × (tile_k - 2S) cells it owns, for S updates of each. Without a halo
+// it is 2·bytes/S; the halo adds the share of the cells read twice (or more) by neighbouring tiles.
+double fused_bytes_per_update(unsigned tile_j, unsigned tile_k, unsigned S, size_t cell_bytes);

@@ -90,12 +90,14 @@ double heat_tolerance(Precision p, unsigned steps) {
 }
 
 HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, Boundary bc, Precision p,
-                     unsigned tile) {
+                     unsigned tile_j, unsigned tile_k) {
     HeatCheck c;
     c.steps = ref.steps;
     c.tolerance = heat_tolerance(p, ref.steps);
     const HostGrid& want = ref.final;
     const unsigned reach = std::max(ref.steps, 1u);
+    const unsigned tile[3] = {0, tile_j, tile_k};  // blocks stream along i: no tiles there
+    const bool tiled = tile_j > 0 || tile_k > 0;
     Pattern pattern;
     size_t ghost_faces[3][2] = {};
     for (unsigned i = 0; i < N; ++i)
@@ -130,11 +132,12 @@ HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, B
                     if (x[a] >= N - 1 - reach) ++pattern.near_face[a][1], near_any = true;
                 }
                 pattern.near_any_face += near_any;
-                if (tile > 0) {
+                if (tiled) {
                     bool near_edge = false;
-                    for (int a = 0; a < 3; ++a) {
-                        unsigned offset = (x[a] - 1) % tile;  // tiles start at the first state cell
-                        near_edge |= offset < reach || offset + reach >= tile;
+                    for (int a = 1; a < 3; ++a) {
+                        if (tile[a] == 0) continue;
+                        unsigned offset = (x[a] - 1) % tile[a];  // tiles start at the first state cell
+                        near_edge |= offset < reach || offset + reach >= tile[a];
                     }
                     pattern.near_tile_edge += near_edge;
                 }
@@ -177,7 +180,7 @@ HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, B
             c.hint = "all wrong cells lie within " + std::to_string(reach) + " cell(s) of the domain's faces: check "
                      "how the " + std::string(boundary_name(bc)) + " ghosts are written after each step";
     }
-    if (c.hint.empty() && tile > 0 && c.wrong > 0 && pattern.near_tile_edge == c.wrong && c.wrong < state_cells)
+    if (c.hint.empty() && tiled && c.wrong > 0 && pattern.near_tile_edge == c.wrong && c.wrong < state_cells)
         c.hint = "all wrong cells lie within " + std::to_string(reach) + " cell(s) of the edge of a block's tile: "
                  "the halo is narrower than the number of fused steps, or a level was computed from a neighbour "
                  "that had not reached it yet";

@@ -34,9 +34,10 @@ struct HeatCheck {
 // and the stable scheme does not amplify those differences.
 double heat_tolerance(Precision p, unsigned steps);
 
-// `tile` (0 for none) is the edge of the blocks a fused kernel computes, so that the hint can
-// recognise errors near block edges (stage 08).
+// tile_j, tile_k (0: none) are the rows and columns of a plane that one block of a fused kernel
+// writes, tiles starting at the first state cell, so that the hint can recognise errors near
+// the edges of those tiles (stage 08).
 HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, Boundary bc, Precision p,
-                     unsigned tile = 0);
+                     unsigned tile_j = 0, unsigned tile_k = 0);
 
 std::string describe_heat_failure(const HeatCheck& c);

@@ -7,6 +7,7 @@ const std::vector<ProgramOption> kHeatOptions = {
     {"--bc", true},       {"--precision", true}, {"--steps", true},          {"--t-end", true},
     {"--alpha", true},    {"--dt", true},        {"--allow-unstable", false}, {"--jacobi", false},
     {"--tol", true},      {"--max-iters", true}, {"--residual-every", true},  {"--snapshots", true},
+    {"--fuse", true},
 };
 
 std::string positive_real(const std::string& name, const std::string& value, double& out) {
@@ -57,6 +58,10 @@ std::string take(HeatOptions& h, const std::string& name, const std::string& val
     } else if (name == "--snapshots") {
         err = whole(name, value, 16, n);
         h.snapshots = unsigned(n);
+    } else if (name == "--fuse") {
+        err = whole(name, value, 64, n);
+        if (err.empty() && n == 0) err = "--fuse must be at least 1 (steps per pass)";
+        h.fused_steps = unsigned(n);
     }
     return err;
 }
@@ -128,7 +133,8 @@ std::string heat_usage(const std::string& program) {
            "  --alpha A          diffusivity α                                           [1]\n"
            "  --dt DT            time step; stable for dt <= h²/(6α)                     [h²/(8α)]\n"
            "  --allow-unstable   accept a dt above the limit, and show the growth\n"
-           "  --snapshots K      K pictures of the middle plane i = N/2 during the analytic run, in --json\n\n"
+           "  --snapshots K      K pictures of the middle plane i = N/2 during the analytic run, in --json\n"
+           "  --fuse S           steps fused per trip through memory (stage 08)          [1]\n\n"
            "  --jacobi           instead: solve ∇²u = f (Dirichlet) by Jacobi iteration, the step at r = 1/6\n"
            "  --tol TOL          Jacobi: stop at this relative residual                  [1e-6]\n"
            "  --max-iters M      Jacobi: give up after M iterations                      [1000000]\n"

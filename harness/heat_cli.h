@@ -19,6 +19,7 @@ struct HeatOptions {
     unsigned long long max_iters = 1000000;
     unsigned residual_every = 0;  // 0: about N²/4
     unsigned snapshots = 0;       // middle-plane pictures of the analytic run, in the JSON record
+    unsigned fused_steps = 1;     // --fuse S: steps per trip through memory (stage 08)
     bool given(const char* option) const;
     std::string given_options;    // every option seen, space-separated, for the combination checks
 };

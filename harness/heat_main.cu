@@ -143,7 +143,7 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
     const size_t flush_bytes = o.check_only ? 0 : l2_flush_bytes(g);
     require_memory(N, 2, p, flush_bytes);
     DeviceBuffer a(bytes), b(bytes);
-    const HeatStep step{h.bc, p, plan.r, nullptr};
+    const HeatStep step{h.bc, p, plan.r, nullptr, h.fused_steps};
 
     HeatRecord rec;
     rec.device = g.prop.name;
@@ -155,9 +155,10 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
     rec.precision = p;
     rec.plan = plan;
     rec.alpha = h.alpha;
-    KernelShape shape = heat_kernel_shape(p, N);
+    rec.fused_steps = step.fused_steps;
+    KernelShape shape = heat_kernel_shape(step, N);
     rec.cells_per_thread = shape.cells_per_thread;
-    rec.resources = kernel_resources(g, shape.kernel, shape.block, 0);
+    rec.resources = kernel_resources(g, shape.kernel, shape.block, shape.shared_bytes);
 
     // 1. Every cell after the steps (or the first steps, for large runs) against the reference.
     unsigned checked = plan.steps;
@@ -167,7 +168,7 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
     upload(poisoned(initial, N), b.ptr, p);
     HostGrid got = download(advance(a.ptr, b.ptr, N, step, checked, s), cells, p);
     ReferenceRun ref = run_reference(initial, N, h.bc, plan.r, nullptr, p, checked, cells <= (size_t(1) << 24));
-    rec.check = check_heat(got, ref, N, h.bc, p);
+    rec.check = check_heat(got, ref, N, h.bc, p, shape.tile_j, shape.tile_k);
     if (h.bc != Boundary::Dirichlet) {
         rec.conservation.applies = true;
         double before = total_heat(initial, N);
@@ -296,7 +297,7 @@ JacobiRecord run_jacobi(const Gpu& g, const HeatOptions& h, unsigned N, cudaStre
     upload(source, q.ptr, p);
     upload(zero, a.ptr, p);
     upload(zero, b.ptr, p);
-    const HeatStep step{Boundary::Dirichlet, p, 1.0 / 6, q.ptr};
+    const HeatStep step{Boundary::Dirichlet, p, 1.0 / 6, q.ptr, h.fused_steps};
 
     JacobiRecord rec;
     rec.device = g.prop.name;
@@ -306,9 +307,11 @@ JacobiRecord run_jacobi(const Gpu& g, const HeatOptions& h, unsigned N, cudaStre
     rec.precision = p;
     rec.tol = h.tol;
     rec.predicted_iterations = std::log(h.tol) / std::log(std::cos(pi * geo.h()));
-    // An even count per graph, so that every replay starts from and ends in grid a.
+    // A multiple of 2S per graph: an even number of passes, so that every replay starts from and
+    // ends in grid a.
     unsigned every = h.residual_every ? h.residual_every : std::max(10u, (N * N / 4 + 5) / 10 * 10);
-    every += every % 2;
+    const unsigned pair = 2 * h.fused_steps;
+    every = (every + pair - 1) / pair * pair;
     rec.every = every;
     CapturedLoop chunk(a.ptr, b.ptr, N, step, every, s);
     if (chunk.result != a.ptr) throw CudaError("the loop of an even number of steps must end in its first grid");
@@ -346,6 +349,22 @@ JacobiRecord run_jacobi(const Gpu& g, const HeatOptions& h, unsigned N, cudaStre
     return rec;
 }
 
+// "" or why this stage does not run what the options ask for.
+std::string stage_refuses(const HeatOptions& h) {
+    const std::string stage = std::string("stage ") + kHeatStage.id;
+    if (h.fused_steps > kHeatStage.max_fused_steps) {
+        if (kHeatStage.max_fused_steps == 1)
+            return "--fuse " + std::to_string(h.fused_steps) + ": " + stage + " advances one step per pass through "
+                   "memory; fusing steps is stage 08 (temporal blocking)";
+        return "--fuse " + std::to_string(h.fused_steps) + ": " + stage + " fuses at most " +
+               std::to_string(kHeatStage.max_fused_steps) + " steps per pass";
+    }
+    if (h.bc == Boundary::Periodic && !kHeatStage.periodic)
+        return "--bc periodic: " + stage + " runs dirichlet and neumann boundaries only (its lesson says what a "
+               "periodic halo would need)";
+    return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -368,6 +387,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: %s\n", program.c_str(), err.c_str());
             return kUsage;
         }
+    if (std::string err = stage_refuses(h); !err.empty()) {
+        std::fprintf(stderr, "%s: %s\n", program.c_str(), err.c_str());
+        return kUsage;
+    }
     if (!kStageAttempted) return report_not_attempted(kHeatStage.id);
 
     JsonLog json(nullptr, fclose);

@@ -9,12 +9,13 @@ HeatRates heat_rates(const HeatRecord& r) {
     HeatRates x{};
     if (!r.timed || r.step.median_ms <= 0) return x;
     const double state = double(interior_cells(r.n)), cell_bytes = double(bytes_per_cell(r.precision));
-    const double seconds = r.step.median_ms * 1e-3;
+    const unsigned steps = r.plan.steps;
+    const bool fused = r.fused_steps > 1 && steps > 0 && r.loop.reps > 0;
+    const double seconds = (fused ? r.loop.median_ms / steps : r.step.median_ms) * 1e-3;
     x.updates_per_s = state / seconds;
     x.gbps = 2 * cell_bytes * state / seconds * 1e-9;
     x.copy_gbps = 2 * cell_bytes * double(grid_cells(r.n)) / (r.copy.median_ms * 1e-3) * 1e-9;
     x.fraction_of_copy = x.gbps / x.copy_gbps;
-    const unsigned steps = r.plan.steps;
     x.loop_us_per_step = steps && r.loop.reps ? r.loop.median_ms * 1e3 / steps : NAN;
     x.graph_us_per_step = steps && r.graph.reps ? r.graph.median_ms * 1e3 / steps : NAN;
     x.loop_over_steps = steps && r.loop.reps ? r.loop.median_ms / (steps * r.step.median_ms) : NAN;
@@ -28,7 +29,8 @@ std::string heat_report(const HeatRecord& r) {
       << "  device     " << r.device << "\n"
       << "  kernel     " << r.resources.threads_per_block << " threads/block, " << r.cells_per_thread
       << (r.cells_per_thread > 1 ? " cells per thread (16-byte accesses), " : " cell per thread, ")
-      << r.resources.registers << " registers/thread, occupancy " << fmt("%.0f%%", 100 * r.resources.occupancy) << "\n"
+      << (r.resources.shared_bytes ? std::to_string(r.resources.shared_bytes) + " B shared/block, " : "")
+      << (r.fused_steps > 1 ? std::to_string(r.fused_steps) + " steps per pass, " : "") << r.resources.registers << " registers/thread, occupancy " << fmt("%.0f%%", 100 * r.resources.occupancy) << "\n"
       << "  problem    N = " << r.n << ", " << boundary_name(r.bc) << " boundaries, " << precision_name(r.precision)
       << " storage; h = " << fmt("%.4g", p.geometry.h()) << ", dt = " << fmt("%.4g", p.dt)
       << " (r = α·dt/h² = " << fmt("%.4g", p.r) << ", stable for r <= 1/6), " << p.steps << " steps to t = "
@@ -65,7 +67,8 @@ std::string heat_report(const HeatRecord& r) {
             s << "; the loop of " << p.steps << " steps " << fmt("%.2f", x.loop_us_per_step) << " µs/step, as a CUDA "
               << "graph " << fmt("%.2f", x.graph_us_per_step) << " µs/step; loop / (steps × one step) = "
               << fmt("%.3f", x.loop_over_steps);
-        s << "\n  speed      " << fmt("%.2f", x.updates_per_s * 1e-9) << " G cell-updates/s, "
+        s << "\n  speed      " << (r.fused_steps > 1 ? "the loop, " + std::to_string(r.fused_steps) + " steps per pass: " : "")
+          << fmt("%.2f", x.updates_per_s * 1e-9) << " G cell-updates/s, "
           << fmt("%.1f", x.gbps) << " GB/s = " << fmt("%.1f%%", 100 * x.fraction_of_copy) << " of a device copy ("
           << fmt("%.1f", x.copy_gbps) << " GB/s)\n";
     }
@@ -81,7 +84,7 @@ std::string to_json(const HeatRecord& r) {
       << ", \"title\": " << json_string(r.title) << ", \"implementation\": " << json_string(r.implementation)
       << ", \"n\": " << r.n << ", \"bc\": " << json_string(boundary_name(r.bc))
       << ", \"precision\": " << json_string(precision_name(r.precision))
-      << ", \"bytes_per_cell\": " << bytes_per_cell(r.precision) << ", \"cells_per_thread\": " << r.cells_per_thread
+      << ", \"bytes_per_cell\": " << bytes_per_cell(r.precision) << ", \"cells_per_thread\": " << r.cells_per_thread << ", \"fused_steps\": " << r.fused_steps
       << ", \"steps\": " << p.steps << ", \"dt\": " << json_number(p.dt) << ", \"r\": " << json_number(p.r)
       << ", \"h\": " << json_number(p.geometry.h()) << ", \"alpha\": " << json_number(r.alpha)
       << ", \"t_end\": " << json_number(p.t_end) << ", \"check\": {\"ok\": " << (r.ok() ? "true" : "false")

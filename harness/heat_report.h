@@ -31,6 +31,7 @@ struct HeatRecord {
     HeatPlan plan;
     double alpha = 1;
     unsigned cells_per_thread = 1;
+    unsigned fused_steps = 1;  // steps per trip through memory
     Resources resources;
     HeatCheck check;
     Conservation conservation;
@@ -42,6 +43,8 @@ struct HeatRecord {
     bool ok() const { return check.ok() && conservation.ok(); }
 };
 
+// The speed per step: of one step, or of the loop when steps are fused (one step alone is then
+// not what runs). gbps counts one read and one write of each cell per step.
 struct HeatRates {
     double updates_per_s, gbps, copy_gbps, fraction_of_copy;
     double loop_us_per_step, graph_us_per_step, loop_over_steps;  // loop time / (steps × one step)

@@ -1,6 +1,7 @@
 #pragma once
 // The interface between the harness and a time-stepping stage (07 onward). Each such stage's
-// stencil.cu defines what is declared here: its step launcher, its time loop and kHeatStage.
+// stencil.cu defines what is declared here: its step launcher, its time loop, the shape of its
+// kernel and kHeatStage.
 #include <cuda_runtime.h>
 
 #include "heat.h"
@@ -14,22 +15,28 @@ struct HeatStep {
     Precision precision = Precision::Float;
     double r = 0;                  // α·dt/h²
     const void* source = nullptr;  // a grid added to each step, same precision (Jacobi's -h²f/6); null: none
+    unsigned fused_steps = 1;      // S: steps per trip through memory (stage 08's --fuse); 1 elsewhere
 };
 
 // The kernel that runs for a precision and N, for the resource report.
+// The kernel that runs for a step and N, for the resource report and the checker's hints.
 struct KernelShape {
     const void* kernel;
     dim3 block;
     unsigned cells_per_thread;  // along k
+    size_t shared_bytes = 0;    // dynamic shared memory per block
+    unsigned tile_j = 0, tile_k = 0;  // the rows and columns of a plane that one block writes; 0: no tiles
 };
 
 struct HeatStageInfo {
-    const char* id;     // "07_heat_equation"
-    const char* title;  // "The time loop: the heat equation"
+    const char* id;               // "07_heat_equation"
+    const char* title;            // "The time loop: the heat equation"
+    unsigned max_fused_steps = 1;  // --fuse S accepts S = 1..this
+    bool periodic = true;          // whether the stage runs --bc periodic
 };
 extern const HeatStageInfo kHeatStage;
 
-KernelShape heat_kernel_shape(Precision p, unsigned N);
+KernelShape heat_kernel_shape(const HeatStep& step, unsigned N);
 
 // One step from grid `in` into grid `out` on stream s. Returns the launch's error.
 Status launch_heat_step(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s);

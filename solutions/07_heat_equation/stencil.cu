@@ -184,8 +184,8 @@ Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned st
     return cudaSuccess;
 }
 
-KernelShape heat_kernel_shape(Precision p, unsigned N) {
-    return with_storage_type(p, [&](auto t) {
+KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
+    return with_storage_type(step.precision, [&](auto t) {
         using T = decltype(t);
         return with_width<T>(N, [&](auto w) {
             return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
