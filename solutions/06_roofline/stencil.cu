@@ -16,7 +16,7 @@
 #define TRY_SMALL_Z 2
 #endif
 #ifndef TRY_ROW_ALIGN  // floats: where the unaligned kernel starts each row's first float4
-#define TRY_ROW_ALIGN 32
+#define TRY_ROW_ALIGN 4
 #endif
 #ifndef TRY_MIN_BLOCKS  // the unaligned kernel's __launch_bounds__ minimum of blocks per SM
 #define TRY_MIN_BLOCKS 1
