@@ -93,6 +93,7 @@ std::string parse_args(int argc, const char* const* argv, Options& o) {
         unsigned long long n;
         if (arg == "--help" || arg == "-h") err = flag(o.help);
         else if (arg == "--check-only") err = flag(o.check_only);
+        else if (arg == "--time-only") err = flag(o.time_only);
         else if (arg == "--as-test") err = flag(o.as_test);
         else if (arg == "--n" || arg == "--reps" || arg == "--warmup" || arg == "--seed" || arg == "--json") {
             if (!take_value(text)) return arg + " needs a value";
@@ -109,6 +110,7 @@ std::string parse_args(int argc, const char* const* argv, Options& o) {
             err = "unknown option '" + std::string(argv[a]) + "' (see --help)";
         if (!err.empty()) return err;
     }
+    if (o.check_only && o.time_only) return "--check-only and --time-only exclude each other";
     return "";
 }
 
@@ -122,6 +124,8 @@ std::string usage(const std::string& program) {
            "  --seed S         seed for the random input and coefficients   [8]\n"
            "  --json FILE      append one JSON record per size to FILE\n"
            "  --check-only     verify only, do not time\n"
+           "  --time-only      time only, do not verify: the input is random numbers made on the GPU\n"
+           "                   and the CPU reference is skipped (fast at large N; the check says '-')\n"
            "  --as-test        exit 77 (skipped) without a GPU or when the exercise is not attempted\n"
            "  --help           this text\n\n"
            "exit codes: 0 passed, 1 wrong result or CUDA error, 2 bad arguments, 3 no usable GPU or not\n"

@@ -17,6 +17,7 @@ struct Options {
     uint64_t seed = 8;
     std::string json_path;    // append one JSON record per run to this file
     bool check_only = false;  // verify, do not time
+    bool time_only = false;   // time, do not verify: random input made on the GPU, no CPU reference
     bool as_test = false;     // exit 77 (skip) when there is no GPU or the exercise is not attempted
     bool help = false;
 };

@@ -97,6 +97,7 @@ std::string parse_heat_args(int argc, const char* const* argv, HeatOptions& h, O
                                  [&](const std::string& name, const std::string& value) { return take(h, name, value); },
                                  rest);
     if (err.empty()) err = parse_args(int(rest.size()), rest.data(), o);
+    if (err.empty() && o.time_only) err = "--time-only is an option of the one-sweep stages (02-06), not of this one";
     if (err.empty() && h.jacobi && !h.given("--precision")) h.precision = Precision::Double;
     if (err.empty()) err = combinations(h);
     return err;

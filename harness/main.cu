@@ -52,7 +52,63 @@ bool guards_intact(const DeviceBuffer& out, const Sizes& z) {
     return true;
 }
 
-RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficients& c, const Resources& res) {
+// splitmix64 of the cell's index: uniform in [0.5, 1.5), as fill_random, but made on the GPU.
+__global__ void fill_random_kernel(float* grid, size_t cells, uint64_t seed) {
+    for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < cells; x += size_t(gridDim.x) * blockDim.x) {
+        uint64_t z = seed + (x + 1) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        grid[x] = float(0.5 + double(z >> 11) * 0x1.0p-53);
+    }
+}
+
+// The parts of a record that do not depend on the run.
+RunRecord describe_run(const Gpu& g, unsigned N, const Resources& res, const DevicePeak& peak) {
+    RunRecord r;
+    r.device = g.prop.name;
+    r.stage = kStage.id;
+    r.title = kStage.title;
+    r.figure = kStage.figure;
+    r.implementation = stage_is_solution() ? "solution" : "exercise";
+    r.n = N;
+    r.model = textbook_opb(kStage.formula, kStage.in_tile_dim, kStage.z_coarsening);
+    r.resources = res;
+    r.peak = peak;
+    r.in_tile_dim = kStage.in_tile_dim;
+    r.out_tile_dim = kStage.out_tile_dim;
+    r.z_coarsening = kStage.z_coarsening;
+    return r;
+}
+
+// --time-only: the kernel and the copy timed on random input made on the GPU; no host grids and
+// no CPU reference, so that large N takes seconds (run the same sizes without it to check them).
+RunRecord time_size(const Gpu& g, const Options& o, unsigned N, const Coefficients& c, const Resources& res,
+                    const DevicePeak& peak) {
+    Sizes z{grid_cells(N), 0, l2_flush_bytes(g)};
+    require_device_memory(N, z);
+    DeviceBuffer d_in(4 * z.cells), d_out(4 * z.cells), flush(z.flush_bytes);
+    fill_random_kernel<<<4 * g.prop.multiProcessorCount, 256>>>(d_in.floats(), z.cells, o.seed * 1000003u + N);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(d_out.ptr, d_in.ptr, 4 * z.cells, cudaMemcpyDeviceToDevice));  // boundary = input
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreate(&s));
+    RunRecord r = describe_run(g, N, res, peak);
+    r.checked = false;
+    r.kernel = time_runs([&] { CUDA_CHECK(launch_stencil(d_in.floats(), d_out.floats(), N, c, s)); }, o, s, flush,
+                         z.flush_bytes);
+    r.copy = time_runs(
+        [&] { CUDA_CHECK(cudaMemcpyAsync(d_out.ptr, d_in.ptr, 4 * z.cells, cudaMemcpyDeviceToDevice, s)); }, o, s, flush,
+        z.flush_bytes);
+    r.timed = true;
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    return r;
+}
+
+RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficients& c, const Resources& res,
+                   const DevicePeak& peak) {
+    if (o.time_only) return time_size(g, o, N, c, res, peak);
     Sizes z{grid_cells(N), guard_floats(N), o.check_only ? 0 : l2_flush_bytes(g)};
     require_device_memory(N, z);
 
@@ -71,19 +127,7 @@ RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficient
     CUDA_CHECK(launch_stencil(d_in.floats(), out_grid, N, c, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
 
-    RunRecord r;
-    r.device = g.prop.name;
-    r.stage = kStage.id;
-    r.title = kStage.title;
-    r.figure = kStage.figure;
-    r.implementation = stage_is_solution() ? "solution" : "exercise";
-    r.n = N;
-    r.model = textbook_opb(kStage.formula, kStage.in_tile_dim, kStage.z_coarsening);
-    r.resources = res;
-    r.in_tile_dim = kStage.in_tile_dim;
-    r.out_tile_dim = kStage.out_tile_dim;
-    r.z_coarsening = kStage.z_coarsening;
-
+    RunRecord r = describe_run(g, N, res, peak);
     CUDA_CHECK(cudaMemcpy(out.data(), out_grid, 4 * z.cells, cudaMemcpyDeviceToHost));
     r.check = check_output(in.data(), out.data(), N, c, kStage.out_tile_dim);
     r.check.guard_violated = !guards_intact(d_out, z);
@@ -133,16 +177,19 @@ int main(int argc, char** argv) {
             }
             Resources res = kernel_resources(g, kStage.kernel, kStage.block, kStage.dynamic_shared_bytes);
             Coefficients c = random_coefficients(o.seed);
+            int clock_khz = 0;  // cudaDeviceProp lost clockRate in CUDA 13; the attribute stays
+            CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, g.id));
+            DevicePeak peak = device_peak(g.prop.multiProcessorCount, clock_khz * 1e-3, g.prop.major, g.prop.minor);
             bool header = false;
             for (unsigned N : o.sizes) {
-                RunRecord r = run_size(g, o, N, c, res);
+                RunRecord r = run_size(g, o, N, c, res, peak);
                 if (!header) {
                     std::printf("%s%s", report_header(r).c_str(),
                                 o.check_only ? "      N  check  max rel err\n" : report_columns().c_str());
                     header = true;
                 }
                 std::printf("%s", report_row(r).c_str());
-                if (!r.check.ok()) {
+                if (r.checked && !r.check.ok()) {
                     std::printf("%s", describe_failure(r.check).c_str());
                     status = kFail;
                 }

@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
     Options o;
     std::string err = split_args1d(argc, argv, o1, rest);
     if (err.empty()) err = parse_args(int(rest.size()), rest.data(), o);
+    if (err.empty() && o.time_only) err = "--time-only is an option of the one-sweep stages (02-06), not of stage 01";
     if (!err.empty()) {
         std::fprintf(stderr, "%s: %s\n(run with --help for the options)\n", program.c_str(), err.c_str());
         return kUsage;

@@ -24,3 +24,18 @@ OpbModel textbook_opb(OpbFormula f, unsigned T, unsigned Z) {
     }
     return {0, "unknown"};
 }
+
+unsigned fp32_lanes_per_sm(int major, int minor) {
+    if (major == 7 || (major == 8 && minor == 0)) return 64;
+    if ((major == 8 && minor >= 6) || (major >= 9 && major <= 12)) return 128;
+    return 0;
+}
+
+DevicePeak device_peak(int sm_count, double clock_mhz, int major, int minor) {
+    DevicePeak p;
+    p.sm_count = sm_count;
+    p.clock_mhz = clock_mhz;
+    p.fp32_lanes = fp32_lanes_per_sm(major, minor);
+    p.fp32_gflops = double(sm_count) * p.fp32_lanes * 2.0 * clock_mhz * 1e-3;
+    return p;
+}

@@ -22,3 +22,16 @@ struct OpbModel {
 // T is IN_TILE_DIM; Z the output planes per block or thread (z-coarsening), used by PlaneTile
 // and Column.
 OpbModel textbook_opb(OpbFormula f, unsigned T, unsigned Z);
+
+// The compute roof: the FP32 rate the hardware can issue, derived from the device (not measured):
+// multiprocessors × FP32 lanes per multiprocessor × 2 FLOP per fused multiply-add × clock.
+struct DevicePeak {
+    int sm_count = 0;
+    double clock_mhz = 0;         // the peak (boost) clock the driver reports
+    unsigned fp32_lanes = 0;      // FP32 lanes per multiprocessor; 0 for an architecture not known here
+    double fp32_gflops = 0;       // 0 when fp32_lanes is 0
+};
+// FP32 lanes per multiprocessor for compute capability major.minor: 64 on Volta, Turing and A100
+// (7.x, 8.0), 128 on GA10x, Ada, Hopper and Blackwell (8.6-12.x); 0 when not known.
+unsigned fp32_lanes_per_sm(int major, int minor);
+DevicePeak device_peak(int sm_count, double clock_mhz, int major, int minor);

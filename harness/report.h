@@ -24,10 +24,12 @@ struct RunRecord {
     std::string device, stage, title, figure, implementation;
     unsigned n = 0;
     CheckResult check;
+    bool checked = true;     // false with --time-only: the output was not compared with the reference
     bool timed = false;
     TimeStats kernel, copy;  // the stage, and a device-to-device copy of one grid
     OpbModel model;
     Resources resources;
+    DevicePeak peak;
     unsigned in_tile_dim = 0, out_tile_dim = 0, z_coarsening = 0;
 };
 

@@ -1,7 +1,8 @@
 """The main job: benchmark every stage on this GPU, record the results, draw the plots.
 
 Run through `python3 course.py bench [--n 128,256,512] [--reps 50] [--no-ncu] [--no-alternatives]
-[--no-heat]`.
+[--no-heat]`, or `python3 course.py bench --sweep [--reps 20]` for stages 02 and 06 at every N from
+64 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json).
 Without a GPU it says so and draws the figures from the shipped results in plots/results/.
 One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
 plots/figures/<gpu>/."""
@@ -174,11 +175,28 @@ def main(root, build, stages, exercise_state, argv):
     ap = argparse.ArgumentParser(prog="course.py bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", default="128,256,512", help="grid sizes (default %(default)s)")
-    ap.add_argument("--reps", type=int, default=50, help="timed repetitions per size (default %(default)s)")
+    ap.add_argument("--reps", type=int, default=None,
+                    help="timed repetitions per size (default 50; 20 with --sweep)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="instead: stages 02 and 06 at every N from 64 to 1024, %% of copy against N")
     ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
     ap.add_argument("--no-heat", action="store_true", help="skip stage 07 (the heat equation)")
     a = ap.parse_args(argv)
+    if a.reps is not None and not 1 <= a.reps <= 100000:
+        ap.error(f"--reps must be between 1 and 100000, got {a.reps}")
+    if a.sweep:
+        import sweep
+        present, why = gpu_present(build)
+        if not present:
+            return sweep.draw_shipped(RESULTS, FIGURES, why, say)
+        try:
+            return sweep.run_sweep(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
+                                   run_program)
+        except (BenchStopped, ResultsError) as e:
+            say(f"bench --sweep: {e}")
+            return 1
+    a.reps = a.reps or 50
     if not re.fullmatch(r"\d+(,\d+)*", a.n):
         ap.error(f"--n expects sizes like 128,256,512, got '{a.n}'")
     sizes = [int(x) for x in a.n.split(",")]

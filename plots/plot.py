@@ -7,7 +7,8 @@ writes into DIR (default: this folder, plots/)
     speedup.png      speed-up of every stage over the basic sweep (stage 02), grouped by N
     bandwidth.png    achieved bandwidth as a % of a device-to-device copy, grouped by N
     opb.png          operations per byte: textbook model vs Nsight Compute measurements
-    roofline.png     the stages at the largest N under the memory roof
+    roofline.png     the stages at the largest N under the memory and compute roofs; each at its
+                     measured DRAM OP/B (filled) and its textbook OP/B (hollow)
     convergence.png  discretization error vs grid spacing (stage 01), when the file has it
     heat_maps.png, heat_accuracy.png, heat_rates.png
                      stage 07, the heat equation, when the file has it (see heat_plot.py)
@@ -340,93 +341,125 @@ def _spread_labels(ys, gap):
     return out
 
 
+def _compute_roof(runs):
+    """(GFLOP/s, how it was derived) from the runs' device_peak, or (None, why not)."""
+    peaks = [r["device_peak"] for r in runs if r.get("device_peak") and r["device_peak"].get("fp32_gflops")]
+    if not peaks:
+        return None, "compute roof: not in this results file (older harness, or an unknown architecture)"
+    p = peaks[0]
+    return (statistics.median(q["fp32_gflops"] for q in peaks),
+            f"{p['sm_count']} SMs × {p['fp32_lanes_per_sm']} FP32 lanes × 2 FLOP (FMA) × {p['clock_mhz']:.0f} MHz, "
+            "derived from the device, not measured")
+
+
 def draw_roofline(doc, path):
+    """GFLOP/s against OP/B at the largest N under both roofs: the memory roof (the copy's GB/s)
+    and the compute roof (the FP32 FMA peak derived from the device). Each stage appears twice,
+    at one height: filled at the OP/B Nsight Compute measured over DRAM, hollow at the book's
+    textbook OP/B; a learner's exercise is a diamond."""
     plt = _pyplot()
     import math
     timed = _timed(doc)
     n_max = max(r["n"] for r in timed)
     at_max = [r for r in timed if r["n"] == n_max]
     bw = statistics.median(r["copy_gbps"] for r in at_max)  # GB/s = GFLOP/s per (FLOP/B)
+    peak, peak_how = _compute_roof(at_max)
     colors, titles = _colors(doc), _titles(doc)
     points = []
     for r in sorted(at_max, key=lambda r: (r["stage"], r["implementation"] != "solution")):
         # The kernel's own profile only: the learner's kernel is not placed at the solution's x.
         prof = _profile_for(doc, r["stage"], n_max, r["implementation"])
-        if prof is not None and prof.get("opb_dram"):
-            x, src = prof["opb_dram"], f"measured DRAM OP/B (Nsight Compute, N = {prof['n']})"
-        else:
-            x, src = r["model"]["opb"], "textbook OP/B (this kernel was not profiled)"
-        points.append(dict(run=r, x=x, y=r["gflops"], src=src))
+        measured = prof["opb_dram"] if prof is not None and prof.get("opb_dram") else None
+        points.append(dict(run=r, measured=measured, book=r["model"]["opb"], y=r["gflops"],
+                           prof_n=prof["n"] if prof is not None else None))
 
     fig, ax = plt.subplots(figsize=(14, 7.2), layout="constrained")
-    xs = [p["x"] for p in points] + [TEXTBOOK_BOUND]
+    xs = [p["book"] for p in points] + [p["measured"] for p in points if p["measured"]] + [TEXTBOOK_BOUND]
     ys = [p["y"] for p in points]
+    top = max(max(ys), bw * TEXTBOOK_BOUND, peak or 0)
     x_lo = 10 ** math.floor(math.log10(min(xs) / 2))
-    x_hi = 10 ** math.ceil(math.log10(max(xs) * 3))
+    x_hi = 10 ** math.ceil(math.log10(max(xs + ([peak / bw] if peak else [])) * 3))
     y_lo = 10 ** math.floor(math.log10(min(ys) / 3))
-    y_hi = 10 ** math.ceil(math.log10(max(max(ys), bw * TEXTBOOK_BOUND) * 2))
+    y_hi = 10 ** math.ceil(math.log10(top * 2))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
-    roof_x = [x_lo, x_hi]
-    ax.plot(roof_x, [bw * x for x in roof_x], color="black", linewidth=2, zorder=2,
+    # The roofs: min(bandwidth × OP/B, peak), sampled finely enough to bend at the ridge.
+    roof_x = [x_lo * (x_hi / x_lo) ** (t / 400) for t in range(401)]
+    roof_y = [min(bw * x, peak) if peak else bw * x for x in roof_x]
+    ax.plot(roof_x, roof_y, color="black", linewidth=2, zorder=2,
             label=f"memory roof: device-to-device copy, {bw:.0f} GB/s (N = {n_max})")
-    ax.fill_between(roof_x, [bw * x for x in roof_x], y_hi, color="0.93", zorder=1)
-    ax.axvline(TEXTBOOK_BOUND, color="0.4", linestyle=":", linewidth=1.2, zorder=2,
-               label="textbook bound 13/4 = 3.25 OP/B")
+    ax.fill_between(roof_x, roof_y, y_hi, color="0.93", zorder=1)
+    if peak:
+        ridge = peak / bw
+        ax.plot([ridge, x_hi], [peak, peak], color="#7a0019", linewidth=2, zorder=2,
+                label=f"compute roof: FP32 peak {peak / 1000:.1f} TFLOP/s\n({peak_how})")
+        ax.text(x_hi / 1.05, peak * 1.12, f"compute roof {peak / 1000:.1f} TFLOP/s (FP32 FMA, derived)",
+                ha="right", va="bottom", fontsize=10, color="#7a0019")
+        ax.text(ridge * 1.08, y_lo * 1.3, f"ridge: {ridge:.0f} OP/B", fontsize=8.5, color="0.3")
+        ax.axvline(ridge, color="0.75", linestyle=":", linewidth=1.0, zorder=1)
+    ax.axvline(TEXTBOOK_BOUND, color="0.4", linestyle=":", linewidth=1.2, zorder=2)
 
-    markers = {}
     for p in points:
         r = p["run"]
-        measured = p["src"].startswith("measured")
-        marker = "o" if measured else "s"
-        markers[marker] = p["src"]
         c = colors[r["stage"]]
         yours = r["implementation"] == "exercise"
-        ax.scatter([p["x"]], [p["y"]], s=90, marker=marker, zorder=4, linewidths=1.8,
-                   facecolors="white" if yours else c, edgecolors=c,
-                   label=f"{titles[r['stage']]}{' (yours)' if yours else ''}: {p['y']:.0f} GFLOP/s "
-                         f"at {p['x']:.2f} OP/B")
+        name = f"{titles[r['stage']]}{' (yours)' if yours else ''}: {p['y']:.0f} GFLOP/s"
+        if yours:  # a diamond, at its own measured OP/B where it was profiled, else the book's
+            x = p["measured"] or p["book"]
+            ax.scatter([x], [p["y"]], s=95, marker="D", zorder=4, linewidths=1.8,
+                       facecolors=_lighten(c, 0.55), edgecolors=c,
+                       label=name + f" at {x:.2f} OP/B ({'measured' if p['measured'] else 'textbook'})")
+            continue
+        if p["measured"]:
+            ax.plot([p["book"], p["measured"]], [p["y"], p["y"]], color=c, linewidth=0.9, linestyle=":", zorder=3)
+            ax.scatter([p["measured"]], [p["y"]], s=90, marker="o", zorder=4, color=c)
+        ax.scatter([p["book"]], [p["y"]], s=90, marker="o", zorder=4, facecolors="white", edgecolors=c,
+                   linewidths=1.8)
+        opb = f"{p['measured']:.2f} measured, {p['book']:.2f} textbook OP/B" if p["measured"] else \
+            f"{p['book']:.2f} textbook OP/B (not profiled)"
+        ax.scatter([], [], s=90, marker="o", color=c, label=f"{name} at {opb}")
     from matplotlib.lines import Line2D
     handles, labels = ax.get_legend_handles_labels()
-    for marker, src in sorted(markers.items()):
-        handles.append(Line2D([], [], marker=marker, linestyle="none", markerfacecolor="0.5",
-                              markeredgecolor="0.5", markersize=8))
-        labels.append(f"x = {src}")
-    mine = [p for p in points if p["run"]["implementation"] == "exercise"]
-    if mine:
-        m = "o" if mine[0]["src"].startswith("measured") else "s"
-        handles.append(Line2D([], [], marker=m, linestyle="none", markerfacecolor="white",
-                              markeredgecolor="0.5", markeredgewidth=1.8, markersize=8))
-        labels.append("hollow marker: your exercise")
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
-    if all(p["src"].startswith("measured") for p in points):
-        ax.set_xlabel("operational intensity  (FLOP per byte of DRAM traffic)")
-    else:
-        ax.set_xlabel("operational intensity  (FLOP per byte: of DRAM traffic where measured, else the "
-                      "textbook model's; see the legend)")
+    kinds = []
+    if any(p["measured"] for p in points if p["run"]["implementation"] == "solution"):
+        ns = sorted({p["prof_n"] for p in points if p["measured"]})
+        kinds.append((Line2D([], [], marker="o", linestyle="none", markerfacecolor="0.45", markeredgecolor="0.45",
+                             markersize=8),
+                      "filled: OP/B measured over DRAM traffic (Nsight Compute, N = "
+                      + ", ".join(map(str, ns)) + ")"))
+    kinds.append((Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="0.45",
+                         markeredgewidth=1.8, markersize=8),
+                  "hollow: the book's textbook OP/B (global loads, no caches), same GFLOP/s"))
+    if any(p["run"]["implementation"] == "exercise" for p in points):
+        kinds.append((Line2D([], [], marker="D", linestyle="none", markerfacecolor="0.8", markeredgecolor="0.45",
+                             markersize=8), "diamond: your exercise"))
+    if not peak:
+        kinds.append((Line2D([], [], linestyle="none"), peak_how))
+    ax.legend(handles + [h for h, _ in kinds], labels + [t for _, t in kinds], loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
+    ax.set_xlabel("operational intensity  (FLOP per byte: filled over DRAM traffic, hollow in the textbook model)")
     ax.set_ylabel("achieved  GFLOP/s  (13 FLOP per interior point; higher is better)")
     ax.grid(which="major", color="0.85")
     ax.grid(which="minor", color="0.94")
-    ax.text(TEXTBOOK_BOUND * 1.05, y_hi / 1.3, "textbook bound\n13/4 OP/B", fontsize=8.5, color="0.3",
-            va="top")
-    above = [p for p in points if p["y"] > bw * p["x"] * 1.02]
+    ax.text(TEXTBOOK_BOUND * 1.05, y_hi / 1.3, "textbook bound\n13/4 OP/B", fontsize=8.5, color="0.3", va="top")
+    above = [p for p in points if p["y"] > bw * p["book"] * 1.02]
     if above:
-        ax.text(0.99, 0.02, "A point above the roof sits at its textbook OP/B, which counts every global load\n"
-                "as memory traffic; the caches serve many of those loads, so its DRAM OP/B is higher.",
-                transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
+        ax.text(0.99, 0.02, "A hollow marker above the memory roof: the textbook OP/B counts every global load as "
+                "memory traffic;\nthe caches serve many of those loads, so the OP/B that DRAM sees (filled) is "
+                "higher.", transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
                 bbox=dict(boxstyle="round,pad=0.4", facecolor="#fff4d6", edgecolor="#c9a227"))
     _heading(fig, ax, doc, f"Roofline at N = {n_max}: achieved GFLOP/s against operational intensity")
 
     # With the layout final, place what depends on display geometry: the stage numbers beside
-    # the points, pushed apart where points crowd (they often share an x), and the roof's label
-    # along the line.
+    # the (filled, else hollow) points, pushed apart where points crowd (they often share an x),
+    # and the memory roof's label along the line.
     fig.canvas.draw()
     to_disp = ax.transData.transform
-    disp = [to_disp((p["x"], p["y"])) for p in points]
+    anchor = [(p["measured"] or p["book"], p["y"]) for p in points]
+    disp = [to_disp(a) for a in anchor]
     pt = 72.0 / fig.dpi
-    # Labels only compete with labels of points near the same x (within a label's width).
     label_y = [d[1] * pt for d in disp]
     by_x = sorted(range(len(points)), key=lambda i: disp[i][0])
     clusters, last_x = [], None
@@ -439,14 +472,14 @@ def draw_roofline(doc, path):
         spread = _spread_labels([disp[i][1] * pt for i in members], gap=13)
         for i, y in zip(members, spread):
             label_y[i] = y
-    for p, d, ly in zip(points, disp, label_y):
+    for p, a, d, ly in zip(points, anchor, disp, label_y):
         r = p["run"]
         text = _stage_number(r["stage"]) + (" (yours)" if r["implementation"] == "exercise" else "")
-        ax.annotate(text, xy=(p["x"], p["y"]), xytext=(22, ly - d[1] * pt), textcoords="offset points",
+        ax.annotate(text, xy=a, xytext=(22, ly - d[1] * pt), textcoords="offset points",
                     fontsize=10, fontweight="bold", color=colors[r["stage"]], va="center", ha="left",
                     arrowprops=dict(arrowstyle="-", color="0.5", linewidth=0.7, shrinkA=0, shrinkB=5),
                     zorder=5)
-    seg_lo, seg_hi = max(x_lo, y_lo / bw), min(x_hi, y_hi / bw)  # the roof's visible stretch
+    seg_lo, seg_hi = max(x_lo, y_lo / bw), min(x_hi, y_hi / bw, (peak / bw) if peak else x_hi)
     if seg_lo < seg_hi:
         lx = seg_lo * (seg_hi / seg_lo) ** 0.08
         a, b = to_disp((lx, bw * lx)), to_disp((lx * 10, bw * lx * 10))

@@ -17,11 +17,16 @@ What is checked, beyond types:
 - at most one run per (stage, implementation, n), one alternative per (name, n);
 - every n that has a timed run or alternative also has a passing, timed run of the baseline
   (BASELINE_STAGE, solution), since every speed-up is measured against it;
+- a run may carry "device_peak" (the compute roof, derived from the device: sm_count,
+  clock_mhz, fp32_lanes_per_sm, fp32_gflops; fp32_gflops null where the architecture is unknown);
 - the optional "heat" section (stage 07; absent or null in older files) holds lists runs,
   overhead, accuracy and jacobi and one record or null, snapshots. Its timed records that passed
   carry their timings (overhead: the loop and the CUDA graph too), every record its analytic
   error, each picture a rectangle of finite numbers of one shape; at most one record per
   (bc, precision, n) in runs and accuracy, per n in overhead, per (precision, n) in jacobi.
+
+The sweep (`course.py bench --sweep`) has a file of its own, "schema": "pmpp-stencil-sweep/1",
+in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the same way.
 """
 import json
 import math
@@ -29,6 +34,7 @@ import re
 from pathlib import Path
 
 SCHEMA = "pmpp-stencil-results/1"
+SWEEP_SCHEMA = "pmpp-stencil-sweep/1"
 BASELINE_STAGE = "02_basic_sweep"
 IMPLEMENTATIONS = ("solution", "exercise")
 STAGE_RE = re.compile(r"^\d\d_[A-Za-z0-9_]+$")
@@ -194,6 +200,16 @@ def _resources(r, w):
         _number(res, "occupancy", w + "resources.", required=False, nonnegative=True)
 
 
+def _device_peak(r, w):
+    peak = _object(r, "device_peak", w, required=False)
+    if peak is not None:
+        w += "device_peak."
+        _integer(peak, "sm_count", w, minimum=1)
+        _number(peak, "clock_mhz", w, positive=True)
+        _integer(peak, "fp32_lanes_per_sm", w, minimum=0)
+        _number(peak, "fp32_gflops", w, nullable=True, positive=True)
+
+
 def _run(r, i):
     w = f"runs[{i}]."
     if not isinstance(r, dict):
@@ -213,6 +229,7 @@ def _run(r, i):
     _number(model, "opb", w + "model.", positive=True)
     _string(model, "formula", w + "model.")
     _resources(r, w)
+    _device_peak(r, w)
     if ok:
         # A passing run is plotted: everything the figures read must be there.
         for k in TIMING_STATS:
@@ -499,8 +516,57 @@ def validate(doc):
             raise ResultsError(f"no passing run of {BASELINE_STAGE} solution at n={n} to compare {who} against")
 
 
-def load_results(path):
-    """Reads and validates a results file; raises ResultsError for anything that cannot be plotted."""
+# --- the sweep (course.py bench --sweep): its own file ---------------------------------------
+
+def _sweep_point(r, i):
+    w = f"points[{i}]."
+    if not isinstance(r, dict):
+        raise ResultsError(f"points[{i}] is {_kind(r)}, expected an object")
+    _stage(r, "stage", w)
+    _one_of(r, "implementation", w, IMPLEMENTATIONS)
+    _integer(r, "n", w, minimum=3)
+    check = _object(r, "check", w)
+    checked = _bool(check, "checked", w + "check.")
+    ok = _bool(check, "ok", w + "check.", required=checked)
+    if checked is False and ok is not None:
+        raise ResultsError(f"{w}check.ok is given, but check.checked is false")
+    for k in TIMING_STATS:
+        _stats(r, k, w)
+    for k in RATES:
+        _number(r, k, w, positive=True)
+    return checked, ok
+
+
+def validate_sweep(doc):
+    """Raises ResultsError naming the first bad field of a sweep file; None when it can be plotted.
+    Each point is a timed run of one stage at one N (the harness's --time-only record) and says
+    whether that N was also checked against the CPU reference (check.checked) and passed (check.ok)."""
+    if not isinstance(doc, dict):
+        raise ResultsError(f"the file holds {_kind(doc)}, expected one JSON object")
+    schema = _field(doc, "schema", "")
+    if schema != SWEEP_SCHEMA:
+        raise ResultsError(f"schema is {schema!r}, expected {SWEEP_SCHEMA!r}")
+    for k in ("gpu", "date", "commit"):
+        _string(doc, k, "")
+    _string(doc, "nvcc", "", required=False, nullable=True)
+    _string(doc, "driver", "", required=False, nullable=True)
+    _integer(doc, "checked_up_to", "", minimum=0)
+    points = _list(doc, "points", "")
+    if not points:
+        raise ResultsError("points is empty")
+    seen = {}
+    for i, r in enumerate(points):
+        checked, _ = _sweep_point(r, i)
+        key = (r["stage"], r["implementation"], r["n"])
+        if key in seen:
+            raise ResultsError(f"points[{i}] repeats {key[0]} {key[1]} at n={key[2]} (first in points[{seen[key]}])")
+        seen[key] = i
+        if checked != (r["n"] <= doc["checked_up_to"]):
+            raise ResultsError(f"points[{i}].check.checked is {str(checked).lower()}, but checked_up_to is "
+                               f"{doc['checked_up_to']} and n is {r['n']}")
+
+
+def _read_json(path):
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -518,8 +584,19 @@ def load_results(path):
         raise ResultsError(f"not valid JSON: not UTF-8 text (byte {e.start})", path) from None
     except json.JSONDecodeError as e:
         raise ResultsError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})", path) from None
+    return doc
+
+
+def load_results(path, check=validate):
+    """Reads and validates a results file; raises ResultsError for anything that cannot be plotted."""
+    doc = _read_json(path)
     try:
-        validate(doc)
+        check(doc)
     except ResultsError as e:
         raise ResultsError(e.detail, path) from None
     return doc
+
+
+def load_sweep(path):
+    """Reads and validates a sweep file (validate_sweep)."""
+    return load_results(path, check=validate_sweep)

@@ -42,6 +42,9 @@ int main() {
     CHECK(fails_with({"--size", "5"}, "unknown option '--size'"));
     CHECK(fails_with({"extra"}, "unknown option 'extra'"));
     CHECK(fails_with({"--check-only=yes"}, "takes no value"));
+    Options t;
+    CHECK(parse({"--time-only", "--n", "1024"}, t).empty() && t.time_only && !t.check_only);
+    CHECK(fails_with({"--time-only", "--check-only"}, "exclude each other"));
     CHECK(usage("stage").find("--n") != std::string::npos);
     return test_exit_code();
 }

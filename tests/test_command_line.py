@@ -32,6 +32,11 @@ expect(["--frobnicate"], 2, "unknown option '--frobnicate'")
 expect(["--json"], 2, "needs a value")
 expect(["--json", "/nonexistent-dir/x.json", "--n", "3"], 2, "cannot open")
 expect(["--help"], 0, "usage:")
+if not heat:
+    expect(["--time-only", "--check-only"], 2, "--check-only and --time-only exclude each other")
+    expect(["--time-only=1"], 2, "takes no value")
+else:
+    expect(["--time-only"], 2, "an option of the one-sweep stages")
 if heat:
     expect(["--n", "64", "--dt", "1e-3"], 2, "above the stability limit")
     expect(["--bc", "robin"], 2, "dirichlet, neumann or periodic")

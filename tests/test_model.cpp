@@ -28,5 +28,12 @@ int main() {
     // The formula text names the stage's parameters, so a changed tile shows in the report.
     CHECK(textbook_opb(OpbFormula::CubeTile, 8, 1).formula.find("T = 8") != std::string::npos);
     CHECK(textbook_opb(OpbFormula::PlaneTile, 16, 14).formula.find("T = 16, Z = 14") != std::string::npos);
+    // The compute roof: an H100 SXM (132 SMs, 128 lanes, 1980 MHz) is 66.9 TFLOP/s of FP32, an
+    // A100 (108 SMs, 64 lanes, 1410 MHz) 19.5; an unknown architecture gets no roof.
+    CHECK(fp32_lanes_per_sm(9, 0) == 128 && fp32_lanes_per_sm(8, 0) == 64 && fp32_lanes_per_sm(8, 6) == 128);
+    CHECK(fp32_lanes_per_sm(7, 5) == 64 && fp32_lanes_per_sm(12, 0) == 128 && fp32_lanes_per_sm(6, 1) == 0);
+    CHECK(std::fabs(device_peak(132, 1980, 9, 0).fp32_gflops - 66908.16) < 0.01);
+    CHECK(std::fabs(device_peak(108, 1410, 8, 0).fp32_gflops - 19491.84) < 0.01);
+    CHECK(device_peak(10, 1000, 5, 0).fp32_gflops == 0 && device_peak(10, 1000, 5, 0).sm_count == 10);
     return test_exit_code();
 }

@@ -43,7 +43,9 @@ HEAT_FIGURES = ["heat_maps.png", "heat_accuracy.png", "heat_rates.png"]
 
 sys.path.insert(0, str(PLOTS))
 from results_schema import (HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING,  # noqa: E402
-                            ResultsError, load_results, validate)
+                            ResultsError, load_results, load_sweep, validate, validate_sweep)
+
+SWEEP_FIXTURE = ROOT / "tests" / "fixtures" / "sweep_small.json"
 
 HEAT_TIMED = HEAT_TIMING + LOOP_TIMING + HEAT_RATES + LOOP_RATES  # what a stage 07 run carries once timed
 
@@ -729,6 +731,49 @@ def plot_tests():
         assert heat_plot.fit_order([(16, 1 / 15, 1e-3)]) == (None, None)
 
     @test
+    def sweep_figure_is_drawn():
+        import sweep
+        with tempfile.TemporaryDirectory() as out:
+            path = sweep.draw_sweep(sweep_fixture(), Path(out) / "sweep.png")
+            check_png(path)
+
+    @test
+    def roofline_has_both_roofs_and_textbook_markers():
+        import matplotlib.pyplot as plt
+        captured = {}
+        real_save = plot._save
+
+        def keep(fig, path, doc, what):
+            captured[Path(path).name] = fig
+            return real_save(fig, path, doc, what)
+        plot._save = keep
+        try:
+            with tempfile.TemporaryDirectory() as out:
+                plot.draw_roofline(fixture(), Path(out) / "roofline.png")
+                check_png(Path(out) / "roofline.png")
+                doc = fixture()
+                for r in doc["runs"]:
+                    del r["device_peak"]
+                plot.draw_roofline(doc, Path(out) / "old.png")
+        finally:
+            plot._save = real_save
+        del plt
+        # The fixture's H100 figures: 132 × 128 × 2 × 1.98 GHz = 66.9 TFLOP/s.
+        old = [t.get_text() for t in captured["old.png"].axes[0].get_legend().get_texts()]
+        assert any(t.startswith("compute roof: not in this results file") for t in old), old
+        for fig in (captured["roofline.png"],):
+            ax = fig.axes[0]
+            texts = [t.get_text() for t in ax.get_legend().get_texts()]
+            assert any("compute roof: FP32 peak 66.9 TFLOP/s" in t and "derived" in t for t in texts), texts
+            assert any(t.startswith("hollow: the book's textbook OP/B") for t in texts), texts
+            assert not any(t.startswith("x = ") for t in texts), texts  # the old, unused marker key
+            # Hollow markers (white faces) at each solution's textbook OP/B: 0.46 for stage 02.
+            hollow = [c.get_offsets()[0] for c in ax.collections
+                      if len(c.get_offsets()) and tuple(c.get_facecolors()[0][:3]) == (1.0, 1.0, 1.0)]
+            assert any(abs(x - 0.4643) < 1e-3 for x, _ in hollow), hollow
+            assert len(hollow) == 5, hollow
+
+    @test
     def draw_all_validates():
         doc = fixture()
         doc["schema"] = "pmpp-stencil-results/0"
@@ -741,8 +786,125 @@ def plot_tests():
                 raise AssertionError("draw_all accepted a wrong schema")
 
 
+# --- the sweep (course.py bench --sweep) ---------------------------------------------------------
+
+def sweep_fixture():
+    return json.loads(SWEEP_FIXTURE.read_text(encoding="utf-8"))
+
+
+def sweep_rejects(doc, expected):
+    try:
+        validate_sweep(doc)
+    except ResultsError as e:
+        assert expected in str(e), f"message {str(e)!r} does not contain {expected!r}"
+        return
+    raise AssertionError(f"validate_sweep() accepted a document that should fail with {expected!r}")
+
+
+def sweep_tests():
+    import sweep  # plots/sweep.py; the figure part needs matplotlib, the rest does not
+
+    @test
+    def sweep_sizes_cover_every_remainder():
+        sizes = sweep.sweep_sizes()
+        assert sizes[0] == 64 and sizes[-1] == 1024 and sizes == sorted(set(sizes)), sizes[:5]
+        for lo in range(64, 1024, 32):  # every remainder mod 4 in every stretch of 32
+            assert {n % 4 for n in sizes if lo <= n < lo + 35} == {0, 1, 2, 3}, lo
+        assert {509, 510, 511, 512, 513} & set(sizes) == {511, 512, 513}
+
+    @test
+    def sweep_fixture_is_valid_and_the_shipped_ones_too():
+        doc = load_sweep(SWEEP_FIXTURE)
+        assert doc["gpu"].startswith("FIXTURE")
+        shipped = sorted((PLOTS / "results" / "sweep").glob("*.json"))
+        for path in shipped:
+            load_sweep(path)
+        assert shipped, "no sweep results shipped in plots/results/sweep/"
+        # The two kinds of results file are told apart: neither validates as the other.
+        rejects(sweep_fixture(), "schema is 'pmpp-stencil-sweep/1'")
+        sweep_rejects(fixture(), "schema is 'pmpp-stencil-results/1', expected 'pmpp-stencil-sweep/1'")
+
+    @test
+    def sweep_validator_rejects_each_mutation():
+        def dup(d):
+            d["points"].append(copy.deepcopy(d["points"][3]))
+            return "repeats"
+
+        def unchecked_small(d):
+            d["points"][0]["check"] = {"checked": False}
+            return "points[0].check.checked is false, but checked_up_to is 256"
+
+        def ok_without_check(d):
+            i = next(i for i, q in enumerate(d["points"]) if q["n"] > 256)
+            d["points"][i]["check"]["ok"] = True
+            return f"points[{i}].check.ok is given, but check.checked is false"
+
+        def nan_fraction(d):
+            d["points"][2]["fraction_of_copy"] = math.nan
+            return "points[2].fraction_of_copy is nan"
+
+        def no_points(d):
+            d["points"] = []
+            return "points is empty"
+
+        def no_copy(d):
+            del d["points"][1]["copy_ms"]
+            return "points[1].copy_ms is missing"
+
+        for mutate in (dup, unchecked_small, ok_without_check, nan_fraction, no_points, no_copy):
+            doc = sweep_fixture()
+            sweep_rejects(doc, mutate(doc))
+
+    @test
+    def sweep_runs_the_programs_and_keeps_its_own_file():
+        # Stand-in programs record their arguments; the sweep checks small N, times every N with
+        # --time-only, and writes plots/results/sweep/<gpu>.json, never plots/results/<gpu>.json.
+        from bench import run_program, slug
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            template = sweep_fixture()["points"][-1]
+            for stage in sweep.SWEEP_STAGES:
+                prog = tmp / f"stage_{stage}_solution"
+                prog.write_text(FAKE_SWEEP.format(python=sys.executable, log=str(tmp / "calls.jsonl"), stage=stage,
+                                                  template=json.dumps(template)))
+                os.chmod(prog, 0o755)
+            results = tmp / "results"
+            results.mkdir()
+            (results / "fake-gpu.json").write_text("the ordinary results file")
+            env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
+            status, printed = quietly(sweep.run_sweep, tmp, tmp, 3, env, slug, results, tmp / "figures", print,
+                                      run_program)
+            calls = [json.loads(line) for line in (tmp / "calls.jsonl").read_text().splitlines()]
+            doc = load_sweep(results / "sweep" / "fake-gpu.json")
+            assert (results / "fake-gpu.json").read_text() == "the ordinary results file"
+        assert len(calls) == 4, calls
+        check, timing = calls[0], calls[1]
+        assert "--check-only" in check and max(map(int, check[check.index("--n") + 1].split(","))) == 256, check
+        assert "--time-only" in timing and timing[timing.index("--reps") + 1] == "3", timing
+        assert timing[timing.index("--n") + 1] == ",".join(map(str, sweep.sweep_sizes())), timing
+        assert len(doc["points"]) == 2 * len(sweep.sweep_sizes())
+        assert all(q["check"]["checked"] == (q["n"] <= 256) for q in doc["points"])
+        assert "06_roofline" in printed and "least % of copy" in printed, printed
+
+
+FAKE_SWEEP = """#!{python}
+import json, sys
+args = sys.argv[1:]
+with open({log!r}, "a") as f:
+    f.write(json.dumps(args) + "\\n")
+opt = lambda name: args[args.index(name) + 1]
+t = json.loads({template!r})
+with open(opt("--json"), "a") as out:
+    for n in opt("--n").split(","):
+        r = dict(t, device="FAKE GPU", stage={stage!r}, n=int(n))
+        r["check"] = {{"ok": True}} if "--check-only" in args else {{"checked": False}}
+        out.write(json.dumps(r) + "\\n")
+"""
+
+
 def main():
     schema_tests()
+    sweep_tests()
     bench_tests()
     try:
         import matplotlib  # noqa: F401
