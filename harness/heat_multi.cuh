@@ -33,6 +33,9 @@ struct NcclError : std::runtime_error {
 struct ExchangeTimeout : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+struct SlabBoundsWrong : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 struct GroupAborted : std::runtime_error {  // another rank failed first
     using std::runtime_error::runtime_error;
 };
@@ -400,10 +403,15 @@ void rank_run(Group& g, int device, ncclComm_t comm, const HeatOptions& h, const
     sr.ranks = g.size;
     sr.comm = comm;
     sr.slab = slab_bounds(N, g.rank, g.size);
-    // The stage's slab bounds for every rank, against the decomposition (each rank checks all).
-    for (int r = 0; r < g.size; ++r)
-        if (std::string err = slab_mismatch(N, unsigned(r), unsigned(g.size), slab_bounds(N, r, g.size)); !err.empty())
-            throw CudaError("the slab bounds are wrong, so no step can be right: " + err);
+    // The stage's slab bounds against the decomposition: for every rank of this run, and for other
+    // rank counts too (a pure function: checking them costs nothing, and one GPU then tests it).
+    std::vector<unsigned> counts = {unsigned(g.size)};
+    for (unsigned c = 1; c <= std::min(8u, N - 2); ++c) counts.push_back(c);
+    if (N > 4) counts.insert(counts.end(), {N - 3, N - 2});
+    for (unsigned c : counts)
+        for (unsigned q = 0; q < c; ++q)
+            if (std::string err = slab_mismatch(N, q, c, slab_bounds(N, int(q), int(c))); !err.empty())
+                throw SlabBoundsWrong("the slab bounds are wrong, so no step can be right: " + err);
 
     const size_t buffer_bytes = slab_buffer_cells(N, sr.slab) * bytes_per_cell(p);
     const bool full = !m.sampled && N <= kFullCheckMaxN;
@@ -855,6 +863,9 @@ int many_gpus_main(int argc, char** argv) {
                     say_error("TIMEOUT: %s\n", err.what());
                     std::fflush(stdout);
                     mpi_abort(kFail);
+                } catch (const SlabBoundsWrong& err) {
+                    say_error("FAIL: %s\n", err.what());
+                    return kFail;
                 } catch (const GroupAborted& err) {
                     say_error("%s\n", err.what());
                     return kFail;
