@@ -35,11 +35,13 @@ TIMING_N, TIMING_REPS = 256, 10  # one short timed run per program in `progress`
 # Stages whose program checks the kernel but reports no time (stage 01's --json is its study).
 NOT_TIMED = {"01_discretization": "stage 01 checks its kernel but does not time it"}
 # The time-stepping stages time one step ("step_ms"); a few steps keep their check short.
-TIMING_EXTRA = {"07_heat_equation": ["--steps", "10"]}
+TIMING_EXTRA = {"07_heat_equation": ["--steps", "10"], "09_many_gpus": ["--steps", "10"]}
 # How `progress` checks an exercise, as tests/meson.build does: one run, or for the time-stepping
 # stages one run per boundary condition.
 EXERCISE_RUNS = {"07_heat_equation": [["--n", "3,5,17,33,64", "--steps", "3", "--bc", bc]
-                                      for bc in ("dirichlet", "neumann", "periodic")]}
+                                      for bc in ("dirichlet", "neumann", "periodic")],
+                 "09_many_gpus": [["--n", "3,5,17,64", "--steps", "3", "--bc", bc]
+                                  for bc in ("dirichlet", "neumann", "periodic")]}
 
 
 def say(text):
@@ -154,8 +156,49 @@ def exercise_file(stage):
     return ROOT / "chapters" / stage / "stencil.cu"
 
 
+# Stages that need a library besides CUDA: without it Meson does not build them (see meson.build).
+NEEDS = {"09_many_gpus": "NCCL (the CUDA toolkit's libnccl, Debian's libnccl-dev, or pip install "
+                         "nvidia-nccl-cu13), then `meson setup --reconfigure build`"}
+MANY_GPUS = "09_many_gpus"
+
+
+def not_built(stage, implementation="exercise"):
+    """Why the stage's program is missing, or None when it exists."""
+    if program(stage, implementation).exists():
+        return None
+    return f"{program(stage, implementation).name} was not built" + (
+        f": stage {stage[:2]} needs {NEEDS[stage]}" if stage in NEEDS else "")
+
+
+def gpu_count():
+    """The GPUs nvidia-smi lists (0 without it)."""
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
+def many_gpu_arguments(rest):
+    """Stage 09 on every GPU here: --gpus G added (one process) unless the options say how many;
+    says what it does, and says so when there is only one GPU."""
+    if "--gpus" in rest or any(a.startswith("--gpus=") for a in rest) or "--help" in rest:
+        return rest
+    count = gpu_count()
+    if count > 1:
+        say(f"course.py: {count} GPUs here: stage 09 runs on all of them from one process (--gpus {count}); "
+            f"for one process per GPU: mpirun -np {count} {rel(program(MANY_GPUS, 'solution'))} ...")
+        return ["--gpus", str(count), *rest]
+    if count == 1:
+        say("course.py: one GPU here: stage 09 runs one rank on it, so no plane crosses between GPUs "
+            "(with periodic boundaries the rank exchanges with itself); the scaling needs two or more GPUs")
+    return rest
+
+
 def exercise_state(stage):
-    """('not attempted' | 'passing' | 'failing' | 'no GPU', output)."""
+    """('not attempted' | 'passing' | 'failing' | 'no GPU' | 'not built', output)."""
+    if (why := not_built(stage)) is not None:
+        return "not built", why
     for args in EXERCISE_RUNS.get(stage, [["--n", EXERCISE_SIZES]]):
         run = subprocess.run([str(program(stage, "exercise")), "--as-test", "--check-only", *args],
                              capture_output=True, text=True)
@@ -407,6 +450,10 @@ def cmd_run(args):
     implementation = "solution" if "--solution" in rest else "exercise"
     rest = [a for a in rest if a != "--solution"]
     build()
+    if (why := not_built(stage, implementation)) is not None:
+        fail(why)
+    if stage == MANY_GPUS:
+        rest = many_gpu_arguments(rest)
     sys.exit(subprocess.run([str(program(stage, implementation)), *rest], cwd=ROOT).returncode)
 
 

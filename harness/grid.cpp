@@ -19,6 +19,11 @@ void fill_random(std::vector<float>& grid, uint64_t seed) {
     for (float& v : grid) v = float(0.5 + uniform01(state));
 }
 
+float random_value(uint64_t seed, size_t index) {
+    uint64_t state = seed + uint64_t(index) * 0x9E3779B97F4A7C15ull;  // the state before draw number `index`
+    return float(0.5 + uniform01(state));
+}
+
 Coefficients random_coefficients(uint64_t seed) {
     uint64_t state = seed ^ 0xC0EFF1C1E27ull;
     float w[7];

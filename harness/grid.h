@@ -18,6 +18,9 @@ inline bool is_boundary(unsigned N, unsigned i, unsigned j, unsigned k) {
 
 // Uniform in [0.5, 1.5): never zero, so an unwritten cell or a dropped term always shows.
 void fill_random(std::vector<float>& grid, uint64_t seed);
+// The value fill_random(grid, seed) puts at grid[index], computed alone (splitmix64 is a counter
+// generator), so that one GPU's slab of a grid too large for the host can be made plane by plane.
+float random_value(uint64_t seed, size_t index);
 
 // Seven distinct weights in [0.1, 1.0), at least 0.05 apart, so that a kernel that
 // swaps two neighbours (or two coefficients) gives a visibly different result.

@@ -365,9 +365,15 @@ std::string stage_refuses(const HeatOptions& h) {
     return "";
 }
 
+#ifdef HEAT_MANY_GPUS
+#include "heat_multi.cuh"  // stage 09: a slab per GPU, NCCL, MPI (uses the helpers above)
+#endif
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef HEAT_MANY_GPUS
+    return many_gpus_main(argc, argv);
+#endif
     std::string program = argv[0];
     Options o;
     o.sizes = {128};

@@ -57,16 +57,17 @@ std::string heat_report(const HeatRecord& r) {
         for (const auto& [step, m] : r.growth) s << " " << step << ": " << fmt("%.3g", m) << ";";
         s << "\n";
     }
-    s << "  analytic   error " << fmt("%.3g", r.analytic_error) << " (max |u - exact| / max |exact|) at t = "
-      << fmt("%.4g", p.t_end) << " against\n             " << exact_solution_text(r.bc) << "\n";
+    if (!std::isnan(r.analytic_error))  // NaN: not measured (stage 09 leaves it to stage 07, which it equals)
+        s << "  analytic   error " << fmt("%.3g", r.analytic_error) << " (max |u - exact| / max |exact|) at t = "
+          << fmt("%.4g", p.t_end) << " against\n             " << exact_solution_text(r.bc) << "\n";
     if (r.timed) {
         HeatRates x = heat_rates(r);
         s << "  time       one step " << fmt("%.4f", r.step.median_ms) << " ms (median of " << r.step.reps
           << ", from DRAM)";
         if (p.steps > 0)
-            s << "; the loop of " << p.steps << " steps " << fmt("%.2f", x.loop_us_per_step) << " µs/step, as a CUDA "
-              << "graph " << fmt("%.2f", x.graph_us_per_step) << " µs/step; loop / (steps × one step) = "
-              << fmt("%.3f", x.loop_over_steps);
+            s << "; the loop of " << p.steps << " steps " << fmt("%.2f", x.loop_us_per_step) << " µs/step"
+              << (r.graph.reps ? ", as a CUDA graph " + fmt("%.2f", x.graph_us_per_step) + " µs/step" : "")
+              << "; loop / (steps × one step) = " << fmt("%.3f", x.loop_over_steps);
         s << "\n  speed      " << (r.fused_steps > 1 ? "the loop, " + std::to_string(r.fused_steps) + " steps per pass: " : "")
           << fmt("%.2f", x.updates_per_s * 1e-9) << " G cell-updates/s, "
           << fmt("%.1f", x.gbps) << " GB/s = " << fmt("%.1f%%", 100 * x.fraction_of_copy) << " of a device copy ("

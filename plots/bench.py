@@ -182,6 +182,7 @@ def main(root, build, stages, exercise_state, argv):
     ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
     ap.add_argument("--no-heat", action="store_true", help="skip stage 07 (the heat equation)")
+    ap.add_argument("--no-many-gpus", action="store_true", help="skip stage 09's scaling over the GPUs")
     a = ap.parse_args(argv)
     if a.reps is not None and not 1 <= a.reps <= 100000:
         ap.error(f"--reps must be between 1 and 100000, got {a.reps}")
@@ -274,4 +275,34 @@ def main(root, build, stages, exercise_state, argv):
     say(f"\nwrote {path.relative_to(root)}")
     summary(doc)
     say("\nfigures:")
-    return draw(doc, slug(doc["gpu"]))
+    status = draw(doc, slug(doc["gpu"]))
+    if not a.no_many_gpus:
+        status |= many_gpus(root, build, a.reps)
+    return status
+
+
+def many_gpus(root, build, reps):
+    """Stage 09's scaling (plots/many_gpus.py) where two or more GPUs are present."""
+    program = build / "stage_09_many_gpus_solution"
+    if not program.exists():
+        say("stage 09 (many GPUs) was not built (it needs NCCL): no scaling measured")
+        return 0
+    count = command_output(["nvidia-smi", "-L"]).count("GPU ")
+    if count < 2:
+        say(f"one GPU here: stage 09's scaling needs two or more (`python3 course.py run 09` runs it with one rank)")
+        return 0
+    say(f"\nstage 09 on {count} GPUs: strong and weak scaling, the overlap")
+    import many_gpus as m
+    try:
+        doc = m.measure(program, count, reps, say)
+    except m.ManyGpusError as e:
+        say(f"  {e}")
+        return 1
+    doc.update({k: v for k, v in environment(root).items() if k in ("date", "commit", "nvcc", "driver")})
+    m.validate(doc)
+    path = RESULTS / f"many_gpus-{slug(doc['gpu'])}.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    say(f"wrote {path.relative_to(root)}")
+    m.summary(doc, say)
+    say(f"  wrote {m.draw(doc, FIGURES / slug(doc['gpu'])).relative_to(root)}")
+    return 0

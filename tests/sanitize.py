@@ -22,7 +22,8 @@ if sanitizer is None:
     print("SKIP: compute-sanitizer not found (it ships with the CUDA Toolkit, in its bin folder)")
     sys.exit(77)
 
-cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", program, *args]
+# $SANITIZER_EXTRA: more compute-sanitizer options for one test (stage 09: --report-api-errors no).
+cmd = [sanitizer, "--tool", tool, "--error-exitcode", "99", *os.environ.get("SANITIZER_EXTRA", "").split(), program, *args]
 run = subprocess.run(cmd, capture_output=True, text=True)
 out = run.stdout + run.stderr
 print(" ".join(cmd))
