@@ -43,6 +43,13 @@ if heat:
     expect(["--precision", "fp8"], 2, "float, double, half or bf16")
     expect(["--steps", "3", "--t-end", "1"], 2, "exclude each other")
     expect(["--jacobi", "--bc", "periodic"], 2, "Dirichlet")
+    expect(["--fuse", "0"], 2, "--fuse must be at least 1")
+    expect(["--fuse", "two"], 2, "'two'")
+    if "08_temporal_blocking" in os.path.basename(program):
+        expect(["--fuse", "9"], 2, "fuses at most 8 steps per pass")
+        expect(["--bc", "periodic"], 2, "runs dirichlet and neumann boundaries only")
+    else:
+        expect(["--fuse", "2"], 2, "fusing steps is stage 08")
 no_gpu = {"CUDA_VISIBLE_DEVICES": ""}
 expect(["--n", "3", "--check-only"], 3, "no CUDA GPU is available", no_gpu)
 expect(["--n", "3", "--check-only", "--as-test"], 77, "SKIP: no CUDA GPU", no_gpu)

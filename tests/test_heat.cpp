@@ -225,5 +225,41 @@ int main() {
         got[grid_index(M, 4, 4, 0)] += 0.5;
         CHECK(has(hint_for(got, initial, M, Boundary::Dirichlet, 1), "fixed values"));
     }
+    // Stage 08: a pass of S fused steps writes tiles; errors on a tile's edge (a halo narrower
+    // than S) are named as such, and only when the run has tiles.
+    {
+        const unsigned M = 40, tile = 10;
+        HostGrid initial = random_state(M, Boundary::Dirichlet, Precision::Float, 9);
+        ReferenceRun ref = run_reference(initial, M, Boundary::Dirichlet, 0.125, nullptr, Precision::Float, 1, true);
+        HostGrid got = ref.final;
+        for (unsigned i = 5; i < 35; ++i)
+            for (unsigned k : {11u, 20u}) got[grid_index(M, i, 15, k)] += 0.25;  // first and last column of a tile
+        HeatCheck tiled = check_heat(got, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile);
+        CHECK(!tiled.ok() && has(tiled.hint, "edge of a block's tile") && has(tiled.hint, "halo is narrower"));
+        HeatCheck plain = check_heat(got, ref, M, Boundary::Dirichlet, Precision::Float);
+        CHECK(!plain.ok() && plain.hint.find("tile") == std::string::npos);
+        // Errors in the middle of the tiles are not blamed on their edges.
+        HostGrid middle = ref.final;
+        for (unsigned i = 5; i < 35; ++i) middle[grid_index(M, i, 15, 15)] += 0.25;
+        HeatCheck inner = check_heat(middle, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile);
+        CHECK(!inner.ok() && inner.hint.find("tile") == std::string::npos);
+    }
+    // Stage 08's host loop: passes of S steps, then single steps, and which grid ends with the result.
+    for (unsigned S = 1; S <= 8; ++S)
+        for (unsigned steps = 0; steps <= 40; ++steps) {
+            FusedSchedule f = fused_schedule(steps, S);
+            CHECK(f.passes * S + f.single_steps == steps);
+            CHECK(S == 1 ? f.passes == 0 : f.single_steps < S);
+            CHECK(f.result_in_second() == ((f.passes + f.single_steps) % 2 == 1));
+        }
+    CHECK(fused_schedule(7, 4).passes == 1 && fused_schedule(7, 4).single_steps == 3);
+    CHECK(!fused_schedule(7, 4).result_in_second());  // 4 launches: back in the first grid
+    CHECK(fused_schedule(3, 8).passes == 0 && fused_schedule(3, 8).result_in_second());
+    CHECK(fused_schedule(64, 8).passes == 8 && fused_schedule(64, 8).single_steps == 0);
+    // The DRAM model: a 32 × 32 tile with a halo of 4 owns 24 × 24 columns; float.
+    CHECK(std::fabs(fused_bytes_per_update(32, 32, 4, 4) - 4.0 * (1024 + 576) / (576 * 4)) < 1e-12);
+    CHECK(std::fabs(fused_bytes_per_update(32, 32, 1, 4) - 4.0 * (1024 + 900) / 900) < 1e-12);
+    // Tiles far wider than the halo approach 2·4/S bytes: one read and one write per S updates.
+    CHECK(std::fabs(fused_bytes_per_update(100000, 100000, 8, 4) - 1.0) < 1e-3);
     return test_exit_code();
 }
