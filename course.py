@@ -35,11 +35,15 @@ TIMING_N, TIMING_REPS = 256, 10  # one short timed run per program in `progress`
 # Stages whose program checks the kernel but reports no time (stage 01's --json is its study).
 NOT_TIMED = {"01_discretization": "stage 01 checks its kernel but does not time it"}
 # The time-stepping stages time one step ("step_ms"); a few steps keep their check short.
-TIMING_EXTRA = {"07_heat_equation": ["--steps", "10"], "09_many_gpus": ["--steps", "10"]}
+# Stage 08 is timed per step of a loop of passes that fuse 4 steps each.
+TIMING_EXTRA = {"07_heat_equation": ["--steps", "10"], "08_temporal_blocking": ["--fuse", "4", "--steps", "8"],
+                "09_many_gpus": ["--steps", "10"]}
 # How `progress` checks an exercise, as tests/meson.build does: one run, or for the time-stepping
 # stages one run per boundary condition.
 EXERCISE_RUNS = {"07_heat_equation": [["--n", "3,5,17,33,64", "--steps", "3", "--bc", bc]
                                       for bc in ("dirichlet", "neumann", "periodic")],
+                 "08_temporal_blocking": [["--n", "3,5,17,33,64", "--fuse", "4", "--steps", "7", "--bc", bc]
+                                          for bc in ("dirichlet", "neumann")],
                  "09_many_gpus": [["--n", "3,5,17,64", "--steps", "3", "--bc", bc]
                                   for bc in ("dirichlet", "neumann", "periodic")]}
 
@@ -212,8 +216,8 @@ def exercise_state(stage):
 
 def median_ms(program_path, extra=()):
     """The median kernel time (ms) of one short timed run of a 3D stage program, from its --json
-    record ("time_ms", or "step_ms" for a time-stepping stage); CourseError with the reason when
-    there is none."""
+    record ("time_ms"; for a time-stepping stage "step_ms", or the loop's time per step when it
+    fuses steps); CourseError with the reason when there is none."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "run.jsonl"
         run = subprocess.run([str(program_path), "--n", str(TIMING_N), "--reps", str(TIMING_REPS),
@@ -222,6 +226,8 @@ def median_ms(program_path, extra=()):
             raise CourseError(f"{program_path.name} exited with {run.returncode}")
         try:
             record = json.loads(log.read_text().splitlines()[-1])
+            if "time_ms" not in record and record.get("fused_steps", 1) > 1:
+                return float(record["loop_ms"]["median"]) / record["steps"]
             return float(record.get("time_ms", record.get("step_ms"))["median"])
         except (OSError, ValueError, IndexError, KeyError, TypeError):
             raise CourseError(f"{program_path.name} wrote no time_ms.median to --json") from None
