@@ -13,11 +13,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from results_schema import SCHEMA, ResultsError, load_results, validate
+from results_schema import SCHEMA, ResultsError, load_results, load_sweep, validate
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -97,23 +96,26 @@ def draw(doc, name):
     return 0
 
 
-def draw_shipped(why):
+def draw_shipped(why, folder=RESULTS, load=load_results, draw_one=None):
+    """Without a GPU: draws the figures of every shipped results file in `folder` (the main
+    results, or with load and draw_one the sweep's), each into FIGURES/<file's stem>."""
+    draw_one = draw_one or draw
     say(f"No GPU here: {why}.")
-    files = sorted(RESULTS.glob("*.json"))
+    files = sorted(folder.glob("*.json"))
     if not files:
-        say("There are no shipped results in plots/results/ to draw either.")
+        say(f"There are no shipped results in {folder.relative_to(HERE.parent)}/ to draw either.")
         return 1
     say("Drawing the figures from the shipped results instead:")
     status = 0
     for f in files:
         try:
-            doc = load_results(f)
+            doc = load(f)
         except ResultsError as e:
             say(f"  skipping {e}")
             status = 1
             continue
         say(f"  {f.relative_to(HERE.parent)} ({doc['gpu']}, {doc['date']})")
-        status |= draw(doc, f.stem)
+        status |= draw_one(doc, f.stem)
     return status
 
 
@@ -190,7 +192,8 @@ def main(root, build, stages, exercise_state, argv):
         import sweep
         present, why = gpu_present(build)
         if not present:
-            return sweep.draw_shipped(RESULTS, FIGURES, why, say)
+            return draw_shipped(why, RESULTS / "sweep", load_sweep,
+                                lambda doc, name: sweep.draw(doc, FIGURES / name, say))
         try:
             return sweep.run_sweep(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
                                    run_program)
@@ -289,7 +292,7 @@ def many_gpus(root, build, reps):
         return 0
     count = command_output(["nvidia-smi", "-L"]).count("GPU ")
     if count < 2:
-        say(f"one GPU here: stage 09's scaling needs two or more (`python3 course.py run 09` runs it with one rank)")
+        say("one GPU here: stage 09's scaling needs two or more (`python3 course.py run 09` runs it with one rank)")
         return 0
     say(f"\nstage 09 on {count} GPUs: strong and weak scaling, the overlap")
     import many_gpus as m

@@ -14,7 +14,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from results_schema import SWEEP_SCHEMA, ResultsError, load_sweep, validate_sweep
+from results_schema import SWEEP_SCHEMA, ResultsError, validate_sweep
 
 SWEEP_STAGES = ("02_basic_sweep", "06_roofline")
 LOW, HIGH, STEP = 64, 1024, 32
@@ -109,25 +109,6 @@ def draw(doc, out_dir, say):
     path = draw_sweep(doc, out_dir / "sweep.png")
     say(f"  wrote {path}")
     return 0
-
-
-def draw_shipped(results_dir, figures_dir, why, say):
-    say(f"No GPU here: {why}.")
-    files = sorted((results_dir / "sweep").glob("*.json"))
-    if not files:
-        say("There are no shipped sweep results in plots/results/sweep/ to draw either.")
-        return 1
-    say("Drawing the sweep from the shipped results instead:")
-    status = 0
-    for f in files:
-        try:
-            doc = load_sweep(f)
-        except ResultsError as e:
-            say(f"  skipping {e}")
-            status = 1
-            continue
-        status |= draw(doc, figures_dir / f.stem, say)
-    return status
 
 
 # --- the figure -----------------------------------------------------------------------------------
