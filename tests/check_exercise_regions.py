@@ -3,8 +3,12 @@
 marked EXERCISE regions, plus the two "I AM NOT DONE" marker lines of the skeleton.
 
 usage: check_exercise_regions.py REPO_ROOT STAGE [STAGE ...]
-Checks every file a stage has in both folders; exits 1 naming each difference."""
+Checks every file a stage has in both folders; exits 1 naming each difference. A skeleton whose
+marker lines are gone is a learner's work in progress, not the shipped skeleton: it is passed
+over with a note, except in CI (CI set in the environment), where every skeleton must be as
+shipped."""
 import difflib
+import os
 import re
 import sys
 from pathlib import Path
@@ -53,6 +57,9 @@ def check(root, stage):
             continue
         ex_out, ex_regions, ex_markers = split(exercise)
         so_out, so_regions, so_markers = split(solution)
+        if ex_markers == 0 and not os.environ.get("CI"):
+            print(f"{exercise}: attempted (its marker is gone), so it is your work now: not compared")
+            continue
         if ex_markers != 2:
             problems.append(f"{exercise}: expected the two 'I AM NOT DONE' marker lines, found {ex_markers}")
         if so_markers != 0:

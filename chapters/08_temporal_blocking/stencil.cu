@@ -1,4 +1,3 @@
-#include "exercise.h"
 // Stage 08 - beyond the book: temporal blocking. S steps of stage 07 for each trip through DRAM.
 // Lesson: chapters/08_temporal_blocking/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
