@@ -158,6 +158,8 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
     rec.fused_steps = step.fused_steps;
     KernelShape shape = heat_kernel_shape(step, N);
     rec.cells_per_thread = shape.cells_per_thread;
+    rec.tile_j = shape.tile_j;
+    rec.tile_k = shape.tile_k;
     rec.resources = kernel_resources(g, shape.kernel, shape.block, shape.shared_bytes);
 
     // 1. Every cell after the steps (or the first steps, for large runs) against the reference.

@@ -86,6 +86,7 @@ std::string to_json(const HeatRecord& r) {
       << ", \"n\": " << r.n << ", \"bc\": " << json_string(boundary_name(r.bc))
       << ", \"precision\": " << json_string(precision_name(r.precision))
       << ", \"bytes_per_cell\": " << bytes_per_cell(r.precision) << ", \"cells_per_thread\": " << r.cells_per_thread << ", \"fused_steps\": " << r.fused_steps
+      << ", \"tile\": " << (r.tile_j ? "[" + std::to_string(r.tile_j) + ", " + std::to_string(r.tile_k) + "]" : "null")
       << ", \"steps\": " << p.steps << ", \"dt\": " << json_number(p.dt) << ", \"r\": " << json_number(p.r)
       << ", \"h\": " << json_number(p.geometry.h()) << ", \"alpha\": " << json_number(r.alpha)
       << ", \"t_end\": " << json_number(p.t_end) << ", \"check\": {\"ok\": " << (r.ok() ? "true" : "false")

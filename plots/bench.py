@@ -183,7 +183,7 @@ def main(root, build, stages, exercise_state, argv):
                     help="instead: stages 02 and 06 at every N from 64 to 1024, %% of copy against N")
     ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
-    ap.add_argument("--no-heat", action="store_true", help="skip stage 07 (the heat equation)")
+    ap.add_argument("--no-heat", action="store_true", help="skip stages 07 and 08 (the heat equation, temporal blocking)")
     ap.add_argument("--no-many-gpus", action="store_true", help="skip stage 09's scaling over the GPUs")
     a = ap.parse_args(argv)
     if a.reps is not None and not 1 <= a.reps <= 100000:
@@ -242,8 +242,11 @@ def main(root, build, stages, exercise_state, argv):
 
             heat = build / f"stage_{HEAT_STAGE}_solution"
             if heat.exists() and not a.no_heat:
-                from heat_bench import measure
+                from heat_bench import measure, measure_fused
                 doc["heat"] = measure(heat, a.n, a.reps, Path(tmp))
+                fused = build / "stage_08_temporal_blocking_solution"
+                if fused.exists():
+                    doc["heat"]["fused"] = measure_fused(heat, fused, a.reps, Path(tmp))
     except BenchStopped as e:
         say(str(e))
         return 1

@@ -15,6 +15,8 @@ ACCURACY_SIZES = "16,24,32,48,64,96,128"
 T_END = "0.02"  # a fixed end time: dt ∝ h², so the error should fall as h²
 SNAPSHOT_SIZE, SNAPSHOTS = "128", "5"
 JACOBI_SIZES = "32,64,128"
+# Stage 08 against stage 07 in the same run: the loop's cell-updates/s for each S.
+FUSED_SIZES, FUSED_STEPS, FUSED_S = "256,512", "64", (1, 2, 4, 8)
 
 
 def jobs(sizes, reps):
@@ -59,6 +61,35 @@ def measure(program, sizes, reps, tmp):
     return heat
 
 
+def fused_jobs(reps):
+    """(stage, what, the program's options) for stage 08's comparison: stage 07, then stage 08 for
+    each S, float and Dirichlet, the same sizes and steps (a multiple of every S)."""
+    timed = ["--n", FUSED_SIZES, "--steps", FUSED_STEPS, "--reps", str(reps), "--bc", "dirichlet",
+             "--precision", "float"]
+    out = [("07", f"one step per pass, N = {FUSED_SIZES}", timed)]
+    out += [("08", f"S = {s} steps per pass, N = {FUSED_SIZES}", [*timed, "--fuse", str(s)]) for s in FUSED_S]
+    return out
+
+
+def measure_fused(program07, program08, reps, tmp):
+    """Runs fused_jobs with the two stages' solution programs; returns the records for
+    doc["heat"]["fused"]."""
+    records = []
+    todo = fused_jobs(reps)
+    for number, (stage, what, options) in enumerate(todo, 1):
+        say(f"[08 {number}/{len(todo)}] temporal blocking: stage {stage}, {what}")
+        out = tmp / f"fused_{number}.jsonl"
+        run_program([program07 if stage == "07" else program08, *options, "--json", out], f"stage {stage} ({what})",
+                    "gave wrong results")
+        records += [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return records
+
+
+def loop_rate(r):
+    """Cell-updates per second of the whole loop (the figure and table compare stages by it)."""
+    return (r["n"] - 2) ** 3 * r["steps"] / (r["loop_ms"]["median"] * 1e-3)
+
+
 def _rows(records, order, head, cells):
     """One line per record in `order`: head(r), then cells(r), or "check FAILED" (no timings)."""
     for r in sorted(records, key=order):
@@ -80,6 +111,15 @@ def summary(heat):
         _rows(heat["overhead"], lambda r: r["n"], lambda r: f"{r['n']:5d}",
               lambda r: f"{r['loop_us_per_step']:8.2f} {r['graph_us_per_step']:8.2f} "
                         f"{r['step_ms']['median'] * 1e3:9.2f}")
+    if heat.get("fused"):
+        say(f"\nStage 08, temporal blocking: the loop of {FUSED_STEPS} steps, float, Dirichlet; G cell-updates/s "
+            "and the speed against stage 07 in the same run")
+        say(f"{'stage':>5} {'S':>3} {'N':>5} {'G upd/s':>8} {'vs 07':>6}")
+        base = {r["n"]: loop_rate(r) for r in heat["fused"] if r["stage"].startswith("07") and r["check"]["ok"]}
+        _rows(heat["fused"], lambda r: (r["n"], r["stage"], r.get("fused_steps", 1)),
+              lambda r: f"{r['stage'][:2]:>5} {r.get('fused_steps', 1):3d} {r['n']:5d}",
+              lambda r: f"{loop_rate(r) * 1e-9:8.1f} "
+                        + (f"{loop_rate(r) / base[r['n']]:5.2f}x" if r["n"] in base else f"{'-':>6}"))
     if heat["jacobi"]:
         say("\nJacobi iteration for ∇²u = f: iterations to the tolerance, and what cos(πh)^k predicts")
         say(f"{'N':>5} {'precision':9} {'iterations':>10} {'predicted':>9} {'error':>9}")

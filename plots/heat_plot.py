@@ -5,6 +5,8 @@
     heat_accuracy.png  the error against the exact solution vs N, per precision: the order of accuracy
     heat_rates.png     G cell-updates/s per boundary condition and precision at the largest N, and
                        the launch overhead per step, without and with a CUDA graph
+    temporal_blocking.png  stage 08: cell-updates/s against S beside stage 07, under the one-sweep
+                       memory roof, the roof S times higher, and the roof the halo leaves
 
 A figure without data (or whose only data failed its check) is not drawn, and an old copy of it
 is removed, as plot.py does for convergence.png.
@@ -14,7 +16,7 @@ import math
 from plot import STAGE_COLORS, _grouped_bars, _heading, _not_drawn, _pyplot, _save, _subtitle
 from results_schema import BOUNDARIES
 
-FIGURES = ("heat_maps.png", "heat_accuracy.png", "heat_rates.png")
+FIGURES = ("heat_maps.png", "heat_accuracy.png", "heat_rates.png", "temporal_blocking.png")
 
 # One colour per storage precision, the same in every stage 07 figure; the line styles follow
 # convergence.png (double solid, float dashed).
@@ -238,10 +240,87 @@ def draw_rates(doc, path):
     return _save(fig, path, doc, "heat equation: cell updates per second and launch overhead")
 
 
+# --- stage 08: temporal blocking ------------------------------------------------------------------
+
+def loop_rate(r):
+    """Cell-updates per second of the loop of r["steps"] steps (heat_bench.loop_rate)."""
+    return (r["n"] - 2) ** 3 * r["steps"] / (r["loop_ms"]["median"] * 1e-3)
+
+
+def halo_bytes_per_update(written, s, cell_bytes):
+    """harness/heat.cpp's fused_bytes_per_update for a block that writes written = [rows, columns]:
+    it reads its tile, S wider on each side, and writes what it owns, for S updates of each."""
+    rows, cols = written
+    return cell_bytes * ((rows + 2 * s) * (cols + 2 * s) + rows * cols) / (rows * cols * s)
+
+
+def _fused_passed(doc):
+    return [r for r in doc["heat"].get("fused") or [] if r["check"]["ok"]]
+
+
+def draw_fused(doc, path):
+    """One panel per N: stage 08's loop rate against S, stage 07's in the same run, and three
+    roofs from the copy measured with each run: one sweep (8 bytes an update in float), S sweeps
+    per trip with no halo (S times higher), and with the halo of the tiles each record names."""
+    plt = _pyplot()
+    records = _fused_passed(doc)
+    ns = sorted({r["n"] for r in records if r["stage"].startswith("08")})
+    fig, axes = plt.subplots(1, len(ns), figsize=(7.2 * len(ns), 6.4), layout="constrained", squeeze=False,
+                             sharey=True)
+    color = STAGE_COLORS[1]
+    for ax, n in zip(axes[0], ns):
+        mine = sorted((r for r in records if r["n"] == n and r["stage"].startswith("08")),
+                      key=lambda r: r["fused_steps"])
+        base = [r for r in records if r["n"] == n and r["stage"].startswith("07")]
+        S = [r["fused_steps"] for r in mine]
+        cell = mine[0]["bytes_per_cell"] if "bytes_per_cell" in mine[0] else BYTES[mine[0]["precision"]]
+        copy = sorted(r["copy_gbps"] for r in mine)[len(mine) // 2] * 1e9  # bytes/s, the median run's
+        one_sweep = copy / (2 * cell)
+        ax.plot(S, [s * one_sweep * 1e-9 for s in S], color="0.25", linestyle="--", linewidth=1.2,
+                label="S × the one-sweep roof: S steps per trip, no halo")
+        ax.axhline(one_sweep * 1e-9, color="black", linewidth=1.4,
+                   label=f"the one-sweep roof: a copy's {copy * 1e-9:.0f} GB/s, {2 * cell} bytes an update")
+        halo = [(r["fused_steps"], copy / halo_bytes_per_update(r["tile"], r["fused_steps"], cell) * 1e-9)
+                for r in mine if r.get("tile")]
+        if halo:
+            ax.plot(*zip(*halo), color="0.45", linestyle=":", marker="x", linewidth=1.2,
+                    label=f"the roof with the halo (tiles of {mine[0]['tile'][0] + 2 * mine[0]['fused_steps']}"
+                          f" × {mine[0]['tile'][1] + 2 * mine[0]['fused_steps']} at S = {mine[0]['fused_steps']})")
+        ax.plot(S, [loop_rate(r) * 1e-9 for r in mine], color=color, marker="o", linewidth=2.2,
+                label="stage 08, measured (the loop)")
+        for s, r in zip(S, mine):
+            ax.annotate(f"{loop_rate(r) * 1e-9:.0f}", (s, loop_rate(r) * 1e-9), xytext=(0, -14),
+                        textcoords="offset points", ha="center", fontsize=9, color=color)
+        if base:
+            rate = loop_rate(base[0]) * 1e-9
+            ax.axhline(rate, color=STAGE_COLORS[0], linewidth=1.6, linestyle="-.",
+                       label=f"stage 07 in the same run: {rate:.0f} G/s")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        plain = plt.FuncFormatter(lambda v, _: f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        ax.set_xticks(S)
+        ax.set_xticklabels([str(s) for s in S])
+        ax.xaxis.set_minor_locator(plt.NullLocator())
+        ax.grid(which="major", color="0.88")
+        ax.grid(which="minor", axis="y", color="0.95")
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.set_title(f"N = {n}, {mine[0]['steps']} steps, {mine[0]['precision']}, "
+                     f"{BOUNDARY_NAME[mine[0]['bc']]}", fontsize=11)
+        ax.set_xlabel("S: steps fused per trip through DRAM")
+        ax.legend(loc="upper left", fontsize=8.5, frameon=True, framealpha=0.95)
+    axes[0][0].set_ylabel("G cell-updates per second  (higher is better)")
+    fig.suptitle("Temporal blocking (stage 08): cell-updates per second against S, under the roofs\n"
+                 + _subtitle(doc), fontsize=13, fontweight="bold")
+    return _save(fig, path, doc, "temporal blocking: cell-updates/s against S")
+
+
 # --- all of them --------------------------------------------------------------------------------
 
 def draw_heat(doc, out, note):
-    """Draws the stage 07 figures that `doc` (validated) has data for into out; returns their paths."""
+    """Draws the stage 07 and 08 figures that `doc` (validated) has data for into out; returns their paths."""
     paths = [out / name for name in FIGURES]
     heat = doc.get("heat")
     if heat is None:
@@ -255,7 +334,9 @@ def draw_heat(doc, out, note):
     plans = [(draw_maps, shots is not None and shots["check"]["ok"],
               "no pictures of stage 07 that passed their check (heat.snapshots)"),
              (draw_accuracy, bool(_accuracy_curves(doc)), "no stage 07 accuracy data that passed its check"),
-             (draw_rates, bool(heat["runs"] or _passed(heat["overhead"])), "no timed stage 07 runs")]
+             (draw_rates, bool(heat["runs"] or _passed(heat["overhead"])), "no timed stage 07 runs"),
+             (draw_fused, any(r["stage"].startswith("08") for r in _fused_passed(doc)),
+              "no stage 08 runs (temporal blocking) that passed their check")]
     written = []
     for (draw, has_data, why), path in zip(plans, paths):
         if has_data:

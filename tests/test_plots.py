@@ -39,7 +39,7 @@ PLOTS = ROOT / "plots"
 PLOT = PLOTS / "plot.py"
 FIXTURE = ROOT / "tests" / "fixtures" / "results_small.json"
 FIGURES = ["speedup.png", "bandwidth.png", "opb.png", "roofline.png", "convergence.png"]
-HEAT_FIGURES = ["heat_maps.png", "heat_accuracy.png", "heat_rates.png"]
+HEAT_FIGURES = ["heat_maps.png", "heat_accuracy.png", "heat_rates.png", "temporal_blocking.png"]
 
 sys.path.insert(0, str(PLOTS))
 from results_schema import (HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING,  # noqa: E402
@@ -316,7 +316,28 @@ def _heat_conservation(d):
     return f"heat.runs[{i}].conservation.ok is the string 'yes', expected true or false"
 
 
-HEAT_MUTATIONS = [_heat_drop_rate, _heat_bad_bc, _heat_bad_precision, _heat_text_error, _heat_negative_error,
+def _fused_zero_steps_per_pass(d):
+    d["heat"]["fused"][3]["fused_steps"] = 0
+    return "heat.fused[3].fused_steps is 0, expected an integer >= 1"
+
+
+def _fused_bad_tile(d):
+    d["heat"]["fused"][4]["tile"] = [28]
+    return "heat.fused[4].tile is [28], expected null or [rows, columns] a block writes"
+
+
+def _fused_duplicate(d):
+    d["heat"]["fused"].append(copy.deepcopy(d["heat"]["fused"][2]))
+    return "heat.fused[10] repeats 08_temporal_blocking 2 at n=256 (first in heat.fused[2])"
+
+
+def _fused_without_loop(d):
+    del d["heat"]["fused"][7]["loop_ms"]
+    return "heat.fused[7].loop_ms is missing"
+
+
+HEAT_MUTATIONS = [_fused_zero_steps_per_pass, _fused_bad_tile, _fused_duplicate, _fused_without_loop,
+                  _heat_drop_rate, _heat_bad_bc, _heat_bad_precision, _heat_text_error, _heat_negative_error,
                   _heat_no_h, _heat_no_graph, _heat_no_loop, _heat_step_stats, _heat_duplicate_run,
                   _heat_duplicate_overhead, _heat_ragged_plane, _heat_nan_in_plane, _heat_text_in_plane,
                   _heat_plane_shapes, _heat_no_pictures, _heat_snapshot_time, _heat_jacobi_iterations,
@@ -572,6 +593,20 @@ def bench_tests():
         assert "launch overhead" in table and "Jacobi" in table, table
 
     @test
+    def stage_08_is_measured_beside_stage_07():
+        jobs = heat_bench.fused_jobs(7)
+        assert [(stage, opts[opts.index("--fuse") + 1] if "--fuse" in opts else None) for stage, _, opts in jobs] == [
+            ("07", None), ("08", "1"), ("08", "2"), ("08", "4"), ("08", "8")], jobs
+        for _, _, opts in jobs:  # the same sizes, steps (a multiple of every S) and problem for both stages
+            assert opts[:10] == ["--n", "256,512", "--steps", "64", "--reps", "7", "--bc", "dirichlet",
+                                 "--precision", "float"], opts
+        heat = fixture()["heat"]
+        _, table = quietly(heat_bench.summary, heat)
+        # the fixture's 08 at S = 4, N = 512: 260 G/s against stage 07's 350 in the same run
+        assert re.search(r"\b08 +4 +512 +260\.0 +0\.74x", table), table
+        assert re.search(r"\b07 +1 +512 +350\.0 +1\.00x", table), table
+
+    @test
     def heat_bench_stops_on_other_failures():
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
@@ -695,11 +730,21 @@ def plot_tests():
             out = Path(out)
             (out / "heat_maps.png").write_bytes(b"an old figure")
             written = plot.draw_all(doc, out, note=notes.append)
-            assert [p.name for p in written] == FIGURES + ["heat_rates.png"], written
+            assert [p.name for p in written] == FIGURES + ["heat_rates.png", "temporal_blocking.png"], written
             assert not (out / "heat_maps.png").exists(), "the stale heat_maps.png was left in place"
             assert not (out / "heat_accuracy.png").exists()
         assert any("heat_maps.png not drawn" in n and "removed the old" in n for n in notes), notes
         assert any("heat_accuracy.png not drawn" in n for n in notes), notes
+
+    @test
+    def temporal_blocking_needs_stage_08_runs():
+        doc = fixture()
+        doc["heat"]["fused"] = [r for r in doc["heat"]["fused"] if r["stage"].startswith("07")]
+        notes = []
+        with tempfile.TemporaryDirectory() as out:
+            written = plot.draw_all(doc, out, note=notes.append)
+            assert "temporal_blocking.png" not in [p.name for p in written], written
+        assert any("temporal_blocking.png not drawn" in n and "stage 08" in n for n in notes), notes
 
     @test
     def failed_heat_runs_are_left_out_not_fatal():
