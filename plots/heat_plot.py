@@ -38,6 +38,19 @@ EXACT = {
 }
 
 
+def _log_axes(plt, ax, ticks, xbase=10):
+    """Both axes logarithmic, a labelled tick at each x in ticks, a light grid, no top or right frame."""
+    ax.set_xscale("log", base=xbase)
+    ax.set_yscale("log")
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(t) for t in ticks])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+    ax.grid(which="major", color="0.85")
+    ax.grid(which="minor", axis="y", color="0.95")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
 def _boundaries(bc):
     return f"{BOUNDARY_NAME[bc]} boundaries ({BOUNDARY_MEANING[bc]})"
 
@@ -148,15 +161,7 @@ def draw_accuracy(doc, path):
     hs = {n: h for pts in curves.values() for n, h, _ in pts}
     ax.plot(ns, [e0 / 2 * (hs[n] / h0) ** 2 for n in ns], color="black", linestyle="--", linewidth=1.2, zorder=2,
             label="O(h²): the error ÷ 4 each time h halves")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xticks(ns)
-    ax.set_xticklabels([str(n) for n in ns])
-    ax.xaxis.set_minor_locator(plt.NullLocator())
-    ax.grid(which="major", color="0.85")
-    ax.grid(which="minor", axis="y", color="0.95")
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    _log_axes(plt, ax, ns)
     t_end = records[0]["t_end"]
     r_max = max(r["r"] for r in records)
     ax.set_xlabel(f"N: a grid of N×N×N cells, spacing h = 1/(N−1).  Time step dt = r·h²/α with "
@@ -295,18 +300,10 @@ def draw_fused(doc, path):
             rate = loop_rate(base[0]) * 1e-9
             ax.axhline(rate, color=STAGE_COLORS[0], linewidth=1.6, linestyle="-.",
                        label=f"stage 07 in the same run: {rate:.0f} G/s")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
+        _log_axes(plt, ax, S, xbase=2)
         plain = plt.FuncFormatter(lambda v, _: f"{v:g}")
         ax.yaxis.set_major_formatter(plain)
         ax.yaxis.set_minor_formatter(plain)
-        ax.set_xticks(S)
-        ax.set_xticklabels([str(s) for s in S])
-        ax.xaxis.set_minor_locator(plt.NullLocator())
-        ax.grid(which="major", color="0.88")
-        ax.grid(which="minor", axis="y", color="0.95")
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
         ax.set_title(f"N = {n}, {mine[0]['steps']} steps, {mine[0]['precision']}, "
                      f"{BOUNDARY_NAME[mine[0]['bc']]}", fontsize=11)
         ax.set_xlabel("S: steps fused per trip through DRAM")
