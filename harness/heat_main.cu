@@ -351,17 +351,17 @@ JacobiRecord run_jacobi(const Gpu& g, const HeatOptions& h, unsigned N, cudaStre
     return rec;
 }
 
-// "" or why this stage does not run what the options ask for.
-std::string stage_refuses(const HeatOptions& h) {
-    const std::string stage = std::string("stage ") + kHeatStage.id;
-    if (h.fused_steps > kHeatStage.max_fused_steps) {
-        if (kHeatStage.max_fused_steps == 1)
+// "" or why the stage `info` describes does not run what the options ask for.
+std::string stage_refuses(const HeatOptions& h, const HeatStageInfo& info) {
+    const std::string stage = std::string("stage ") + info.id;
+    if (h.fused_steps > info.max_fused_steps) {
+        if (info.max_fused_steps == 1)
             return "--fuse " + std::to_string(h.fused_steps) + ": " + stage + " advances one step per pass through "
                    "memory; fusing steps is stage 08 (temporal blocking)";
         return "--fuse " + std::to_string(h.fused_steps) + ": " + stage + " fuses at most " +
-               std::to_string(kHeatStage.max_fused_steps) + " steps per pass";
+               std::to_string(info.max_fused_steps) + " steps per pass";
     }
-    if (h.bc == Boundary::Periodic && !kHeatStage.periodic)
+    if (h.bc == Boundary::Periodic && !info.periodic)
         return "--bc periodic: " + stage + " runs dirichlet and neumann boundaries only (its lesson says what a "
                "periodic halo would need)";
     return "";
@@ -395,7 +395,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: %s\n", program.c_str(), err.c_str());
             return kUsage;
         }
-    if (std::string err = stage_refuses(h); !err.empty()) {
+    if (std::string err = stage_refuses(h, kHeatStage); !err.empty()) {
         std::fprintf(stderr, "%s: %s\n", program.c_str(), err.c_str());
         return kUsage;
     }
