@@ -87,6 +87,10 @@ std::string to_json(const HeatRecord& r) {
       << ", \"precision\": " << json_string(precision_name(r.precision))
       << ", \"bytes_per_cell\": " << bytes_per_cell(r.precision) << ", \"cells_per_thread\": " << r.cells_per_thread << ", \"fused_steps\": " << r.fused_steps
       << ", \"tile\": " << (r.tile_j ? "[" + std::to_string(r.tile_j) + ", " + std::to_string(r.tile_k) + "]" : "null")
+      << ", \"model_bytes_per_update\": "
+      << (r.tile_j ? json_number(fused_bytes_per_update(r.tile_j + 2 * r.fused_steps, r.tile_k + 2 * r.fused_steps,
+                                                        r.fused_steps, bytes_per_cell(r.precision)))
+                   : "null")
       << ", \"steps\": " << p.steps << ", \"dt\": " << json_number(p.dt) << ", \"r\": " << json_number(p.r)
       << ", \"h\": " << json_number(p.geometry.h()) << ", \"alpha\": " << json_number(r.alpha)
       << ", \"t_end\": " << json_number(p.t_end) << ", \"check\": {\"ok\": " << (r.ok() ? "true" : "false")

@@ -8,6 +8,7 @@ not plotted; any other failure stops the bench (BenchStopped)."""
 import json
 
 from bench import run_program, say
+from heat_plot import loop_rate  # the figure and the table compare the stages by the loop's rate
 from results_schema import BOUNDARIES, PRECISIONS
 STEPS = "100"
 OVERHEAD_SIZES = "32,64"  # small enough that launching a step costs more than the step itself
@@ -83,11 +84,6 @@ def measure_fused(program07, program08, reps, tmp):
                     "gave wrong results")
         records += [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     return records
-
-
-def loop_rate(r):
-    """Cell-updates per second of the whole loop (the figure and table compare stages by it)."""
-    return (r["n"] - 2) ** 3 * r["steps"] / (r["loop_ms"]["median"] * 1e-3)
 
 
 def _rows(records, order, head, cells):

@@ -252,13 +252,6 @@ def loop_rate(r):
     return (r["n"] - 2) ** 3 * r["steps"] / (r["loop_ms"]["median"] * 1e-3)
 
 
-def halo_bytes_per_update(written, s, cell_bytes):
-    """harness/heat.cpp's fused_bytes_per_update for a block that writes written = [rows, columns]:
-    it reads its tile, S wider on each side, and writes what it owns, for S updates of each."""
-    rows, cols = written
-    return cell_bytes * ((rows + 2 * s) * (cols + 2 * s) + rows * cols) / (rows * cols * s)
-
-
 def _fused_passed(doc):
     return [r for r in doc["heat"].get("fused") or [] if r["check"]["ok"]]
 
@@ -266,7 +259,8 @@ def _fused_passed(doc):
 def draw_fused(doc, path):
     """One panel per N: stage 08's loop rate against S, stage 07's in the same run, and three
     roofs from the copy measured with each run: one sweep (8 bytes an update in float), S sweeps
-    per trip with no halo (S times higher), and with the halo of the tiles each record names."""
+    per trip with no halo (S times higher), and with the halo of the tiles each record names (the
+    harness's model, harness/heat.h's fused_bytes_per_update, in model_bytes_per_update)."""
     plt = _pyplot()
     records = _fused_passed(doc)
     ns = sorted({r["n"] for r in records if r["stage"].startswith("08")})
@@ -285,8 +279,8 @@ def draw_fused(doc, path):
                 label="S × the one-sweep roof: S steps per trip, no halo")
         ax.axhline(one_sweep * 1e-9, color="black", linewidth=1.4,
                    label=f"the one-sweep roof: a copy's {copy * 1e-9:.0f} GB/s, {2 * cell} bytes an update")
-        halo = [(r["fused_steps"], copy / halo_bytes_per_update(r["tile"], r["fused_steps"], cell) * 1e-9)
-                for r in mine if r.get("tile")]
+        halo = [(r["fused_steps"], copy / r["model_bytes_per_update"] * 1e-9)
+                for r in mine if r.get("model_bytes_per_update")]
         if halo:
             ax.plot(*zip(*halo), color="0.45", linestyle=":", marker="x", linewidth=1.2,
                     label=f"the roof with the halo (tiles of {mine[0]['tile'][0] + 2 * mine[0]['fused_steps']}"

@@ -24,8 +24,9 @@ What is checked, beyond types:
   carry their timings (overhead: the loop and the CUDA graph too), every record its analytic
   error, each picture a rectangle of finite numbers of one shape; at most one record per
   (bc, precision, n) in runs and accuracy, per n in overhead, per (precision, n) in jacobi. Its
-  optional list fused (stage 08 against stage 07) holds timed records with fused_steps and a tile
-  (null or [rows, columns]), at most one per (stage, fused_steps, n).
+  optional list fused (stage 08 against stage 07) holds timed records with fused_steps, a tile
+  (null or [rows, columns]) and the model's DRAM bytes per update for it (model_bytes_per_update,
+  null without tiles), at most one per (stage, fused_steps, n).
 
 The sweep (`course.py bench --sweep`) has a file of its own, "schema": "pmpp-stencil-sweep/1",
 in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the same way.
@@ -454,6 +455,7 @@ def _heat(h):
         if tile is not None and not (isinstance(tile, list) and len(tile) == 2 and all(
                 isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in tile)):
             raise ResultsError(f"{where}.tile is {tile!r}, expected null or [rows, columns] a block writes")
+        _number(r, "model_bytes_per_update", where + ".", required=False, nullable=True, positive=True)
         if r["steps"] < 1:
             raise ResultsError(f"{where}.steps is 0, expected a loop of steps")
     _unique(fused, "fused", ("stage", "fused_steps", "n"))

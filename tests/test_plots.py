@@ -331,12 +331,18 @@ def _fused_duplicate(d):
     return "heat.fused[10] repeats 08_temporal_blocking 2 at n=256 (first in heat.fused[2])"
 
 
+def _fused_negative_model(d):
+    d["heat"]["fused"][3]["model_bytes_per_update"] = -1
+    return "heat.fused[3].model_bytes_per_update is -1, expected a number > 0"
+
+
 def _fused_without_loop(d):
     del d["heat"]["fused"][7]["loop_ms"]
     return "heat.fused[7].loop_ms is missing"
 
 
 HEAT_MUTATIONS = [_fused_zero_steps_per_pass, _fused_bad_tile, _fused_duplicate, _fused_without_loop,
+                  _fused_negative_model,
                   _heat_drop_rate, _heat_bad_bc, _heat_bad_precision, _heat_text_error, _heat_negative_error,
                   _heat_no_h, _heat_no_graph, _heat_no_loop, _heat_step_stats, _heat_duplicate_run,
                   _heat_duplicate_overhead, _heat_ragged_plane, _heat_nan_in_plane, _heat_text_in_plane,
