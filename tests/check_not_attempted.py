@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from check_exercise_regions import split  # the one definition of the skeleton's marker lines
+
 
 def main():
     if len(sys.argv) < 4 or len(sys.argv) % 2:
@@ -16,7 +18,7 @@ def main():
     root = Path(sys.argv[1])
     problems, checked = [], 0
     for stage, program in zip(sys.argv[2::2], sys.argv[3::2]):
-        if "#define I_AM_NOT_DONE" not in (root / "chapters" / stage / "stencil.cu").read_text():
+        if split(root / "chapters" / stage / "stencil.cu")[2] == 0:
             print(f"{stage}: attempted (its marker is gone): passed over")
             continue
         checked += 1
