@@ -18,7 +18,6 @@ struct HeatStep {
     unsigned fused_steps = 1;      // S: steps per trip through memory (stage 08's --fuse); 1 elsewhere
 };
 
-// The kernel that runs for a precision and N, for the resource report.
 // The kernel that runs for a step and N, for the resource report and the checker's hints.
 struct KernelShape {
     const void* kernel;
@@ -26,6 +25,7 @@ struct KernelShape {
     unsigned cells_per_thread;  // along k
     size_t shared_bytes = 0;    // dynamic shared memory per block
     unsigned tile_j = 0, tile_k = 0;  // the rows and columns of a plane that one block writes; 0: no tiles
+    unsigned tile_i = 0;              // the planes one block writes; 0: all of them
 };
 
 struct HeatStageInfo {

@@ -243,6 +243,13 @@ int main() {
         for (unsigned i = 5; i < 35; ++i) middle[grid_index(M, i, 15, 15)] += 0.25;
         HeatCheck inner = check_heat(middle, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile);
         CHECK(!inner.ok() && inner.hint.find("tile") == std::string::npos);
+        // The edges of the chunks of planes count as well, when the blocks split the planes.
+        HostGrid planes = ref.final;
+        for (unsigned i : {11u, 20u}) planes[grid_index(M, i, 15, 15)] += 0.25;  // first and last plane of a chunk
+        CHECK(has(check_heat(planes, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile, tile).hint,
+                  "halo is narrower"));
+        CHECK(check_heat(planes, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile).hint.find("tile") ==
+              std::string::npos);
     }
     // Stage 08's host loop: passes of S steps, then single steps, and which grid ends with the result.
     for (unsigned S = 1; S <= 8; ++S)

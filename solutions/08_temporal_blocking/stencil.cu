@@ -1,5 +1,6 @@
 // Stage 08 - beyond the book: temporal blocking. S steps of stage 07 for each trip through DRAM.
 // Lesson: chapters/08_temporal_blocking/README.md
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -7,129 +8,229 @@
 #include "cuda_check.h"
 #include "heat_stage.h"
 
-// A block owns a tile of TILE_Y × TILE_X columns (j, k), one thread per column, and streams the
-// tile along i. "Level s" of a plane is that plane after s steps. A column's level s needs level
-// s-1 of its four in-plane neighbours, so after s levels only the columns at least s from the
-// tile's edge are right: the block writes the (TILE_Y - 2S) × (TILE_X - 2S) columns in the middle
-// and computes a halo of S columns around them that its neighbours write.
-#ifndef TRY_TILE_Y  // the shape measured best on an H100 (see the lesson); try others with nvcc -DTRY_...
-#define TRY_TILE_Y 32
-#define TRY_AHEAD 2
-#define TRY_MIN_BLOCKS 1
+// A block owns a tile of TILE_Y rows (j) × 32·W columns (k) and streams it along i through a
+// chunk of planes. Each thread owns ROWS × W cells of the tile: ROWS neighbouring rows of W
+// neighbouring cells, so most of its neighbours are its own, in registers. "Level s" of a plane
+// is that plane after s steps. Level s of a cell needs level s-1 of its neighbours, so after s
+// levels only the cells at least s from the tile's edge are right: the block computes a halo of
+// at least S cells around the cells it writes, which its neighbours write.
+#ifndef TRY_ROWS  // the shape measured best on an H100 (see the lesson); try others with nvcc -DTRY_...
+#define TRY_ROWS 2
+#define TRY_AHEAD 0
 #endif
-constexpr int TILE_X = 32;          // columns along k: one warp per row
-constexpr int TILE_Y = TRY_TILE_Y;  // rows along j
-constexpr int AHEAD = TRY_AHEAD;    // planes loaded ahead of the one used: their trip from DRAM overlaps the levels
+constexpr int TILE_Y = 32;          // rows along j
+constexpr int ROWS = TRY_ROWS;      // rows per thread
+constexpr int WARPS = TILE_Y / ROWS;  // one warp per ROWS rows
+constexpr int AHEAD = TRY_AHEAD;    // planes loaded ahead of the one used next: their trip from DRAM overlaps the levels
 constexpr int MAX_FUSED = 8;        // the kernels for S = 1..8 are compiled
+
+// Cells per thread along k: at most 16 bytes (one access), and 4 where the queues fit. A thread
+// keeps two planes of each level below S in registers, 2·S·ROWS·W values; one block of 512
+// threads per SM leaves it 128 registers. W·S values of A in at most 64 bytes keep the queues at
+// 64 registers: W = 4 for float up to S = 4, 2 up to S = 8.
+template <int S, class A>
+constexpr int kCells = 4 * sizeof(A) <= 16 && 4 * S * sizeof(A) <= 64 ? 4 : 2 * sizeof(A) <= 16 && 2 * S * sizeof(A) <= 64 ? 2 : 1;
+
+// The columns of a tile. Its first column is a multiple of W, so that a thread's W cells are one
+// aligned access (when N is a multiple of W too). The written columns start at 1 + bx·written,
+// so the halo on the left is S plus what aligns the tile: halo_left ≡ 1 (mod W).
+template <int S, class A> struct TileColumns {
+    static constexpr int W = kCells<S, A>;
+    static constexpr int width = 32 * W;
+    static constexpr int halo_left = S + ((1 - S) % W + W) % W;
+    static constexpr int written = (width - halo_left - S) / W * W;  // the right halo is at least S
+};
+
+// A thread's W cells of one row, in the arithmetic type, aligned for one shared-memory access.
+template <class A, int W> struct alignas(W * sizeof(A)) Strip {
+    A v[W];
+};
 
 // The value a cell stores, back in the arithmetic type: every level is rounded as a single step
 // of stage 07 rounds it, so S fused steps compute exactly what S single steps compute.
 template <class T> __device__ Arith<T> stored(Arith<T> u) { return to_arith(from_arith<T>(u)); }
 
-// Level s-1 of one plane, as a block keeps it in shared memory.
-template <class A> using TilePlane = A[TILE_Y][TILE_X];
+// This thread's W cells of one row from `row` (cell k0 of a row of `in`): one access when
+// `vector`, else cell by cell; cells outside 0..N-1 along k read 0.
+template <int W, class T> __device__ Strip<Arith<T>, W> load_strip(const T* row, int k0, int N, bool vector) {
+    Strip<Arith<T>, W> c;
+    if (vector && k0 >= 0 && k0 + W <= N) {
+        Cells<T, W> v = load_cells<W>(row);
+        for (int e = 0; e < W; ++e) c.v[e] = v.v[e];
+    } else {
+        for (int e = 0; e < W; ++e) c.v[e] = k0 + e >= 0 && k0 + e < N ? to_arith(row[e]) : Arith<T>(0);
+    }
+    return c;
+}
 
-// S steps in one pass: reads `in` once, writes `out` once. source (null: none) is added at each
-// step (Jacobi).
-template <int S, class T>
-__global__ void __launch_bounds__(TILE_X * TILE_Y, TRY_MIN_BLOCKS)
-fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, int N, Boundary bc,
-                   Arith<T> r) {
+// S steps in one pass over planes first..last-1: reads `in` once (and S planes more on each
+// side), writes `out` once. source (null: none) is added at each step (Jacobi).
+template <int S, class T, Boundary BC>
+__global__ void __launch_bounds__(32 * WARPS, 1)
+fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, int N, Arith<T> r,
+                   int chunk) {
     using A = Arith<T>;
+    using Tile = TileColumns<S, A>;
+    constexpr int W = Tile::W;
+    using Run = Strip<A, W>;  // a thread's W cells of one row
+    constexpr bool neumann = BC == Boundary::Neumann;
+    // edges[s][b][y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows its
+    // neighbours above and below need, in two buffers b so that level s can write the plane it
+    // computes now while level s+1 reads the one before.
     extern __shared__ unsigned char shared_bytes[];
-    // tiles[s][b]: level s of a plane (s = 0..S-1), two buffers b so that level s can write the
-    // plane it computes now while level s+1 still reads the one it computed before.
-    auto tiles = reinterpret_cast<TilePlane<A>(*)[2]>(shared_bytes);
+    auto edges = reinterpret_cast<Run(*)[2][WARPS][2][32]>(shared_bytes);
     const int x = threadIdx.x, y = threadIdx.y;
 
-    // ---- EXERCISE 1 of 5: the halo - this thread's column, and whether the block writes it ----
-    // The block writes columns 1 + blockIdx·(TILE - 2S) onwards; its halo starts S before them
-    // and may lie outside the grid.
-    const int k = 1 + blockIdx.x * (TILE_X - 2 * S) + x - S;
-    const int j = 1 + blockIdx.y * (TILE_Y - 2 * S) + y - S;
-    const bool inside = j >= 0 && j < N && k >= 0 && k < N;
-    const bool state = j >= 1 && j <= N - 2 && k >= 1 && k <= N - 2;  // the steps update it
-    const bool writes = state && x >= S && x < TILE_X - S && y >= S && y < TILE_Y - S;
+    // ---- EXERCISE 1 of 6: the halo - this thread's cells, and which of them the block writes ----
+    const int j0 = 1 + blockIdx.y * (TILE_Y - 2 * S) - S + ROWS * y;  // this thread's first row
+    const int col = W * x;                                            // its first column in the tile
+    const int k0 = 1 + blockIdx.x * Tile::written - Tile::halo_left + col;  // its first cell along k
+    const int first = 1 + blockIdx.z * chunk, last = min(first + chunk, N - 1);  // the planes the block writes
+    auto row_inside = [&](int row) { return j0 + row >= 0 && j0 + row < N; };
+    auto row_state = [&](int row) { return j0 + row >= 1 && j0 + row <= N - 2; };
+    auto row_writes = [&](int row) { return row_state(row) && ROWS * y + row >= S && ROWS * y + row < TILE_Y - S; };
+    auto cell_state = [&](int e) { return k0 + e >= 1 && k0 + e <= N - 2; };
+    auto cell_writes = [&](int e) {
+        return cell_state(e) && col + e >= Tile::halo_left && col + e < Tile::halo_left + Tile::written;
+    };
     // ---- END EXERCISE ----
+    bool all_state = true;  // all W cells are state cells along k (false only on the grid's faces)
+    for (int e = 0; e < W; ++e) all_state &= cell_state(e);
 
-    // The in-plane neighbours, as offsets in a TilePlane. A thread on the tile's edge has no
-    // neighbour there: it uses itself, and its column is wrong from level 1 on (it is in the halo).
-    const bool neumann = bc == Boundary::Neumann;
-    int west = x == 0 ? 0 : -1, east = x == TILE_X - 1 ? 0 : 1;
-    int down = y == 0 ? 0 : -TILE_X, up = y == TILE_Y - 1 ? 0 : TILE_X;
-    // ---- EXERCISE 2 of 5: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
-    if (neumann) {
-        if (k == 1) west = 0;
-        if (k == N - 2) east = 0;
-        if (j == 1) down = 0;
-        if (j == N - 2) up = 0;
-    }
-    // ---- END EXERCISE ----
+    const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
+    const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
+    const bool vector = N % W == 0;           // then every row starts aligned, as does each thread's k0
+    auto load = [&](int i, Run(&c)[ROWS]) {  // this thread's cells of plane i, level 0
+        for (int row = 0; row < ROWS; ++row)
+            c[row] = i < N && row_inside(row) ? load_strip<W>(in + i * plane + corner + row * N, k0, N, vector) : Run{};
+    };
 
-    const size_t plane = size_t(N) * N;                    // distance from (i, j, k) to (i+1, j, k)
-    const size_t column = inside ? size_t(j) * N + k : 0;  // (0, j, k)
-    A q[S][3] = {};  // q[s]: this column's level s in planes p-1, p, p+1, where level s+1 computes p next
-    A ahead[AHEAD + 1];  // planes t..t+AHEAD of this column, as loaded from DRAM
-    for (int a = 0; a <= AHEAD; ++a) ahead[a] = a < N && inside ? to_arith(in[a * plane + column]) : A(0);
+    // Levels s = 0..S-1 of planes p-1 and p, where level s+1 computes plane p next.
+    Run prev[S][ROWS] = {}, curr[S][ROWS] = {};
+    Run ahead[AHEAD + 1][ROWS];  // planes t..t+AHEAD at the start of iteration t, as loaded from DRAM
+    const int start = max(first - S, 0);  // level S of plane `first` needs level 0 from plane first-S on
+    for (int a = 0; a <= AHEAD; ++a) load(start + a, ahead[a]);
 
     // Iteration t takes plane t from DRAM, and level s computes plane t - s: a wavefront along i.
-    for (int t = 0; t < N - 1 + S; ++t) {
+    for (int t = start; t < last + S; ++t) {
         const int now = t % 2, before = 1 - now;
-        q[0][0] = q[0][1];
-        q[0][1] = q[0][2];
-        q[0][2] = ahead[0];
-        for (int a = 0; a < AHEAD; ++a) ahead[a] = ahead[a + 1];
-        const int load = t + 1 + AHEAD;
-        ahead[AHEAD] = load < N && inside ? to_arith(in[load * plane + column]) : A(0);
-        tiles[0][now][y][x] = q[0][2];
+        Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
+        for (int row = 0; row < ROWS; ++row) next[row] = ahead[0][row];
+        for (int a = 0; a < AHEAD; ++a)
+            for (int row = 0; row < ROWS; ++row) ahead[a][row] = ahead[a + 1][row];
+        load(t + 1 + AHEAD, ahead[AHEAD]);
+        edges[0][now][y][0][x] = next[0];
+        edges[0][now][y][1][x] = next[ROWS - 1];
 #pragma unroll
         for (int s = 1; s <= S; ++s) {
-            // ---- EXERCISE 3 of 5: the wavefront - level s of plane p from level s-1 of planes p-1, p, p+1 ----
-            const int p = t - s;
-            const A* below = &tiles[s - 1][before][y][x];  // level s-1 of plane p: written one iteration ago
-            const A c = q[s - 1][1];
-            A u = c;  // ghosts keep their value (Dirichlet); planes outside 0..N-1 are never used
-            if (state && p >= 1 && p <= N - 2) {
-                const A prev = neumann && p == 1 ? c : q[s - 1][0];
-                const A next = neumann && p == N - 2 ? c : q[s - 1][2];
-                const A sum = below[west] + below[east] + below[down] + below[up] + prev + next;
-                u = c + r * (sum - A(6) * c);
-                if (source != nullptr) u += to_arith(source[p * plane + column]);
-                u = stored<T>(u);
-            }
-            // ---- END EXERCISE ----
-            if (s < S) {
-                q[s][0] = q[s][1];
-                q[s][1] = q[s][2];
-                q[s][2] = u;
-                tiles[s][now][y][x] = u;
-            } else if (writes && p >= 1 && p <= N - 2) {
-                T* cell = out + p * plane + column;
-                const T v = from_arith<T>(u);
-                *cell = v;
-                // ---- EXERCISE 4 of 5: Neumann - the ghosts on the faces mirror the new state ----
-                if (neumann) {
-                    if (k == 1) cell[-1] = v;
-                    if (k == N - 2) cell[1] = v;
-                    if (j == 1) cell[-N] = v;
-                    if (j == N - 2) cell[N] = v;
-                    if (p == 1) cell[-plane] = v;
-                    if (p == N - 2) cell[plane] = v;
+            const int p = t - s;  // the plane level s computes
+            Run u[ROWS] = {};
+            if (p >= start) {  // level s-1 of plane p exists
+                const Run(&c)[ROWS] = curr[s - 1];  // level s-1 of plane p: this thread's cells
+                // The rows next to this thread's, from the warps above and below (itself on the tile's edge).
+                const Run below = y > 0 ? edges[s - 1][before][y - 1][1][x] : c[0];
+                const Run above = y < WARPS - 1 ? edges[s - 1][before][y + 1][0][x] : c[ROWS - 1];
+                for (int row = 0; row < ROWS; ++row) {
+                    u[row] = c[row];  // ghosts keep their value (Dirichlet); planes outside 0..N-1 are never used
+                    const A left = __shfl_up_sync(0xffffffffu, c[row].v[W - 1], 1);  // cell k0-1, held by lane x-1
+                    const A right = __shfl_down_sync(0xffffffffu, c[row].v[0], 1);   // cell k0+W, held by lane x+1
+                    if (p < 1 || p > N - 2 || !row_state(row)) continue;
+                    // The six neighbours of each of the W cells, at level s-1.
+                    Run west, east, down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
+                    Run back = prev[s - 1][row], front = next[row];
+                    for (int e = 0; e < W; ++e) {
+                        west.v[e] = e == 0 ? left : c[row].v[e - 1];
+                        east.v[e] = e == W - 1 ? right : c[row].v[e + 1];
+                    }
+                    // ---- EXERCISE 2 of 6: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
+                    if (neumann) {
+                        for (int e = 0; e < W; ++e) {
+                            if (k0 + e == 1) west.v[e] = c[row].v[e];
+                            if (k0 + e == N - 2) east.v[e] = c[row].v[e];
+                        }
+                        if (j0 + row == 1) down = c[row];
+                        if (j0 + row == N - 2) up = c[row];
+                        if (p == 1) back = c[row];
+                        if (p == N - 2) front = c[row];
+                    }
+                    // ---- END EXERCISE ----
+                    for (int e = 0; e < W; ++e) {
+                        // ---- EXERCISE 3 of 6: the step - cell e at level s, rounded as a single step rounds it ----
+                        const A sum = west.v[e] + east.v[e] + down.v[e] + up.v[e] + back.v[e] + front.v[e];
+                        A v = c[row].v[e] + r * (sum - A(6) * c[row].v[e]);
+                        if (source != nullptr) v += to_arith(source[p * plane + corner + row * N + e]);
+                        u[row].v[e] = stored<T>(v);
+                        // ---- END EXERCISE ----
+                    }
+                    if (!all_state)
+                        for (int e = 0; e < W; ++e)
+                            if (!cell_state(e)) u[row].v[e] = c[row].v[e];
                 }
+            }
+            for (int row = 0; row < ROWS; ++row) {
+                // ---- EXERCISE 4 of 6: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
+                prev[s - 1][row] = curr[s - 1][row];
+                curr[s - 1][row] = next[row];
+                next[row] = u[row];
                 // ---- END EXERCISE ----
+            }
+            if (s < S) {
+                edges[s][now][y][0][x] = u[0];
+                edges[s][now][y][1][x] = u[ROWS - 1];
+            } else if (p >= first && p < last) {
+                for (int row = 0; row < ROWS; ++row) {
+                    if (!row_writes(row)) continue;
+                    T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
+                    bool all = vector;
+                    for (int e = 0; e < W; ++e) all &= cell_writes(e);
+                    if (all && !neumann) {
+                        Cells<T, W> v;
+                        for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
+                        store_cells<W>(cell, v);
+                        continue;
+                    }
+                    for (int e = 0; e < W; ++e) {
+                        if (!cell_writes(e)) continue;
+                        const T v = from_arith<T>(u[row].v[e]);
+                        cell[e] = v;
+                        // ---- EXERCISE 5 of 6: Neumann - the ghosts on the faces mirror the new state ----
+                        if (neumann) {
+                            const int k = k0 + e, j = j0 + row;
+                            if (k == 1) cell[e - 1] = v;
+                            if (k == N - 2) cell[e + 1] = v;
+                            if (j == 1) cell[e - N] = v;
+                            if (j == N - 2) cell[e + N] = v;
+                            if (p == 1) cell[e - plane] = v;
+                            if (p == N - 2) cell[e + plane] = v;
+                        }
+                        // ---- END EXERCISE ----
+                    }
+                }
             }
         }
         __syncthreads();  // this iteration's planes are complete before the next one reads them
     }
 }
 
-template <int S, class T> constexpr size_t kSharedBytes = size_t(S) * 2 * sizeof(TilePlane<Arith<T>>);
+template <int S, class T>
+constexpr size_t kSharedBytes = size_t(S) * 2 * WARPS * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
 
-// More than 48 KiB of shared memory per block must be asked for, once per kernel.
-template <int S, class T> Status allow_shared_memory() {
-    static const Status e = cudaFuncSetAttribute(fused_steps_kernel<S, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 int(kSharedBytes<S, T>));
-    return e;
+template <int S, class T, Boundary BC> const void* kernel_of() {
+    return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC>);
+}
+
+// More than 48 KiB of shared memory per block must be asked for, once per kernel. Returns how
+// many blocks of it fit on an SM.
+template <int S, class T, Boundary BC> int blocks_per_sm() {
+    static const int blocks = [] {
+        CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel<S, T, BC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(kSharedBytes<S, T>)));
+        int n = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fused_steps_kernel<S, T, BC>, 32 * WARPS,
+                                                                 kSharedBytes<S, T>));
+        return n;
+    }();
+    return blocks;
 }
 
 // Calls f with S as a compile-time constant (S > MAX_FUSED, which the harness refuses, runs MAX_FUSED).
@@ -139,20 +240,59 @@ template <int S = 1, class F> auto with_fused_steps(unsigned fused, F f) {
     return f(std::integral_constant<int, S>{});
 }
 
+// Calls f with the storage type, S and the boundary condition as compile-time constants.
+template <class F> auto with_kernel(const HeatStep& step, F f) {
+    return with_storage_type(step.precision, [&](auto t) {
+        return with_fused_steps(step.fused_steps, [&](auto fused) {
+            if (step.bc == Boundary::Neumann)
+                return f(t, fused, std::integral_constant<Boundary, Boundary::Neumann>{});
+            return f(t, fused, std::integral_constant<Boundary, Boundary::Dirichlet>{});
+        });
+    });
+}
+
+// Planes per block along i. One block fills an SM, and there are few tiles per plane, so the
+// blocks split the planes into chunks; each chunk costs 2S planes more (S to start the levels
+// and S to finish them). The chunk that fills the SMs in whole waves in the least time.
+unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
+    static const int sms = [] {
+        int device = 0, n = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+        return n;
+    }();
+    const unsigned slots = unsigned(sms) * unsigned(std::max(blocks_per_sm, 1));
+    unsigned best = N - 2;
+    double best_time = 1e300;
+    for (unsigned chunks = 1; chunks <= N - 2; ++chunks) {
+        const unsigned planes = ceil_div(N - 2, chunks);
+        const double time = double(ceil_div(tiles * ceil_div(N - 2, planes), slots)) * (planes + 2 * S);
+        if (time < best_time) best_time = time, best = planes;
+    }
+    return best;
+}
+
+// The block, grid and tile of the kernel for one pass.
+template <int S, class T, Boundary BC> KernelShape shape_of(unsigned N) {
+    using Tile = TileColumns<S, Arith<T>>;
+    KernelShape shape{kernel_of<S, T, BC>(), dim3(32, WARPS, 1), unsigned(Tile::W), kSharedBytes<S, T>,
+                      unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
+    const unsigned tiles = ceil_div(N - 2, shape.tile_k) * ceil_div(N - 2, shape.tile_j);
+    shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC>());
+    return shape;
+}
+
 // One pass of step.fused_steps steps from `in` into `out`.
 Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
-    return with_storage_type(step.precision, [&](auto t) {
+    return with_kernel(step, [&](auto t, auto fused, auto bc) {
         using T = decltype(t);
-        return with_fused_steps(step.fused_steps, [&](auto fused) {
-            constexpr int S = fused.value;
-            if (Status e = allow_shared_memory<S, T>(); e != cudaSuccess) return e;
-            dim3 block(TILE_X, TILE_Y, 1);
-            dim3 grid(ceil_div(N - 2, TILE_X - 2 * S), ceil_div(N - 2, TILE_Y - 2 * S), 1);
-            fused_steps_kernel<S, T><<<grid, block, kSharedBytes<S, T>, s>>>(
-                static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(step.source), int(N), step.bc,
-                Arith<T>(step.r));
-            return cudaGetLastError();
-        });
+        constexpr int S = fused.value;
+        const KernelShape shape = shape_of<S, T, bc.value>(N);
+        dim3 grid(ceil_div(N - 2, shape.tile_k), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
+        fused_steps_kernel<S, T, bc.value><<<grid, shape.block, shape.shared_bytes, s>>>(
+            static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(step.source), int(N),
+            Arith<T>(step.r), int(shape.tile_i));
+        return cudaGetLastError();
     });
 }
 
@@ -164,7 +304,7 @@ Status launch_heat_step(const void* in, void* out, unsigned N, const HeatStep& s
 
 Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned steps, cudaStream_t s,
                  void** result) {
-    // ---- EXERCISE 5 of 5: the host loop - passes of S steps, then the rest one step at a time ----
+    // ---- EXERCISE 6 of 6: the host loop - passes of S steps, then the rest one step at a time ----
     const FusedSchedule schedule = fused_schedule(steps, step.fused_steps);
     void* in = a;
     void* out = b;
@@ -179,15 +319,8 @@ Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned st
 }
 
 KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
-    (void)N;
-    return with_storage_type(step.precision, [&](auto t) {
-        using T = decltype(t);
-        return with_fused_steps(step.fused_steps, [&](auto fused) {
-            constexpr int S = fused.value;
-            CUDA_CHECK((allow_shared_memory<S, T>()));
-            return KernelShape{reinterpret_cast<const void*>(fused_steps_kernel<S, T>), dim3(TILE_X, TILE_Y, 1), 1,
-                               kSharedBytes<S, T>, unsigned(TILE_Y - 2 * S), unsigned(TILE_X - 2 * S)};
-        });
+    return with_kernel(step, [&](auto t, auto fused, auto bc) {
+        return shape_of<fused.value, decltype(t), bc.value>(N);
     });
 }
 
