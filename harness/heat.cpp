@@ -270,7 +270,8 @@ FusedSchedule fused_schedule(unsigned steps, unsigned S) {
     return f;
 }
 
-double fused_bytes_per_update(unsigned tile_j, unsigned tile_k, unsigned S, size_t cell_bytes) {
-    const double read = double(tile_j) * tile_k, owned = double(tile_j - 2 * S) * (tile_k - 2 * S);
-    return double(cell_bytes) * (read + owned) / (owned * S);
+double fused_bytes_per_update(const FusedTile& tile, unsigned S, size_t cell_bytes) {
+    const double read = double(tile.read_j) * tile.read_k, written = double(tile.write_j) * tile.write_k;
+    const double planes_read = tile.planes > 0 ? double(tile.planes + 2 * S) / tile.planes : 1.0;
+    return double(cell_bytes) * (read * planes_read + written) / (written * S);
 }

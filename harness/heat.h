@@ -87,8 +87,15 @@ struct FusedSchedule {
 };
 FusedSchedule fused_schedule(unsigned steps, unsigned S);
 
-// DRAM bytes per cell-update of a pass that fuses S steps on tiles of tile_j × tile_k cells of a
-// plane, a halo of S included on every side: each pass reads every cell of the tile once and
-// writes the (tile_j - 2S) × (tile_k - 2S) cells it owns, for S updates of each. Without a halo
-// it is 2·bytes/S; the halo adds the share of the cells read twice (or more) by neighbouring tiles.
-double fused_bytes_per_update(unsigned tile_j, unsigned tile_k, unsigned S, size_t cell_bytes);
+// The tiles of a pass that fuses S steps. A block reads read_j × read_k cells (what it writes and
+// its halo) of each of its planes and of S planes more on each side (to start and finish the
+// levels), and writes write_j × write_k cells of each of its `planes` planes; planes = 0: every
+// block streams all the planes, and reads no more than those.
+struct FusedTile {
+    unsigned read_j = 0, read_k = 0, write_j = 0, write_k = 0, planes = 0;
+};
+
+// DRAM bytes per cell-update of such a pass, if every cell a block reads comes from DRAM: the
+// bytes read and written per written cell, over the S updates of each. Without a halo it is
+// 2·bytes/S; the halo adds the share of the cells that neighbouring tiles read twice (or more).
+double fused_bytes_per_update(const FusedTile& tile, unsigned S, size_t cell_bytes);

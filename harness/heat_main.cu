@@ -160,6 +160,10 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
     rec.cells_per_thread = shape.cells_per_thread;
     rec.tile_j = shape.tile_j;
     rec.tile_k = shape.tile_k;
+    if (shape.tile_j > 0)
+        rec.model_bytes_per_update = fused_bytes_per_update(
+            FusedTile{shape.read_j, shape.read_k, shape.tile_j, shape.tile_k, shape.tile_i}, step.fused_steps,
+            bytes_per_cell(p));
     rec.resources = kernel_resources(g, shape.kernel, shape.block, shape.shared_bytes);
 
     // 1. Every cell after the steps (or the first steps, for large runs) against the reference.

@@ -28,9 +28,11 @@ std::string heat_report(const HeatRecord& r) {
     s << "stage " << r.stage << " (" << r.implementation << ") - " << r.title << ", beyond the book\n"
       << "  device     " << r.device << "\n"
       << "  kernel     " << r.resources.threads_per_block << " threads/block, " << r.cells_per_thread
-      << (r.cells_per_thread > 1 ? " cells per thread (16-byte accesses), " : " cell per thread, ")
+      << (r.cells_per_thread > 1 ? " cells per thread along k, " : " cell per thread, ")
       << (r.resources.shared_bytes ? std::to_string(r.resources.shared_bytes) + " B shared/block, " : "")
-      << (r.fused_steps > 1 ? std::to_string(r.fused_steps) + " steps per pass, " : "") << r.resources.registers << " registers/thread, occupancy " << fmt("%.0f%%", 100 * r.resources.occupancy) << "\n"
+      << (r.fused_steps > 1 ? std::to_string(r.fused_steps) + " steps per pass, " : "")
+      << (r.tile_j ? std::to_string(r.tile_j) + " × " + std::to_string(r.tile_k) + " cells of a plane written per block, " : "")
+      << r.resources.registers << " registers/thread, occupancy " << fmt("%.0f%%", 100 * r.resources.occupancy) << "\n"
       << "  problem    N = " << r.n << ", " << boundary_name(r.bc) << " boundaries, " << precision_name(r.precision)
       << " storage; h = " << fmt("%.4g", p.geometry.h()) << ", dt = " << fmt("%.4g", p.dt)
       << " (r = α·dt/h² = " << fmt("%.4g", p.r) << ", stable for r <= 1/6), " << p.steps << " steps to t = "
@@ -88,9 +90,7 @@ std::string to_json(const HeatRecord& r) {
       << ", \"bytes_per_cell\": " << bytes_per_cell(r.precision) << ", \"cells_per_thread\": " << r.cells_per_thread << ", \"fused_steps\": " << r.fused_steps
       << ", \"tile\": " << (r.tile_j ? "[" + std::to_string(r.tile_j) + ", " + std::to_string(r.tile_k) + "]" : "null")
       << ", \"model_bytes_per_update\": "
-      << (r.tile_j ? json_number(fused_bytes_per_update(r.tile_j + 2 * r.fused_steps, r.tile_k + 2 * r.fused_steps,
-                                                        r.fused_steps, bytes_per_cell(r.precision)))
-                   : "null")
+      << (r.model_bytes_per_update > 0 ? json_number(r.model_bytes_per_update) : "null")
       << ", \"steps\": " << p.steps << ", \"dt\": " << json_number(p.dt) << ", \"r\": " << json_number(p.r)
       << ", \"h\": " << json_number(p.geometry.h()) << ", \"alpha\": " << json_number(r.alpha)
       << ", \"t_end\": " << json_number(p.t_end) << ", \"check\": {\"ok\": " << (r.ok() ? "true" : "false")

@@ -33,6 +33,7 @@ struct HeatRecord {
     unsigned cells_per_thread = 1;
     unsigned fused_steps = 1;  // steps per trip through memory
     unsigned tile_j = 0, tile_k = 0;  // the rows and columns of a plane one block writes (0: no tiles)
+    double model_bytes_per_update = 0;  // fused_bytes_per_update for the kernel's tiles (0: no tiles)
     Resources resources;
     HeatCheck check;
     Conservation conservation;

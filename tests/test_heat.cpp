@@ -263,10 +263,13 @@ int main() {
     CHECK(!fused_schedule(7, 4).result_in_second());  // 4 launches: back in the first grid
     CHECK(fused_schedule(3, 8).passes == 0 && fused_schedule(3, 8).result_in_second());
     CHECK(fused_schedule(64, 8).passes == 8 && fused_schedule(64, 8).single_steps == 0);
-    // The DRAM model: a 32 × 32 tile with a halo of 4 owns 24 × 24 columns; float.
-    CHECK(std::fabs(fused_bytes_per_update(32, 32, 4, 4) - 4.0 * (1024 + 576) / (576 * 4)) < 1e-12);
-    CHECK(std::fabs(fused_bytes_per_update(32, 32, 1, 4) - 4.0 * (1024 + 900) / 900) < 1e-12);
+    // The DRAM model: a 32 × 32 tile with a halo of 4 writes 24 × 24 columns; float.
+    CHECK(std::fabs(fused_bytes_per_update({32, 32, 24, 24}, 4, 4) - 4.0 * (1024 + 576) / (576 * 4)) < 1e-12);
+    CHECK(std::fabs(fused_bytes_per_update({32, 32, 30, 30}, 1, 4) - 4.0 * (1024 + 900) / 900) < 1e-12);
     // Tiles far wider than the halo approach 2·4/S bytes: one read and one write per S updates.
-    CHECK(std::fabs(fused_bytes_per_update(100000, 100000, 8, 4) - 1.0) < 1e-3);
+    CHECK(std::fabs(fused_bytes_per_update({100000, 100000, 99984, 99984}, 8, 4) - 1.0) < 1e-3);
+    // Chunks of 10 planes read 2S = 8 planes more: 18 planes read for 10 written.
+    CHECK(std::fabs(fused_bytes_per_update({32, 128, 24, 116, 10}, 4, 4) -
+                    4.0 * (32 * 128 * 1.8 + 24 * 116) / (24 * 116 * 4)) < 1e-12);
     return test_exit_code();
 }

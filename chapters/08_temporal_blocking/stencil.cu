@@ -274,6 +274,8 @@ template <int S, class T, Boundary BC> KernelShape shape_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
     KernelShape shape{kernel_of<S, T, BC>(), dim3(32, WARPS, 1), unsigned(Tile::W), kSharedBytes<S, T>,
                       unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
+    shape.read_j = TILE_Y;
+    shape.read_k = Tile::width;
     const unsigned tiles = ceil_div(N - 2, shape.tile_k) * ceil_div(N - 2, shape.tile_j);
     shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC>());
     return shape;
