@@ -82,18 +82,19 @@ def candidates(c, say):
     return found
 
 
-def measure(sizes, reps, runs, say, warmup=5):
-    """One record per (alternative, N) for the results file."""
+def measure(sizes, reps, runs, say, warmup=5, records=None):
+    """One record per (alternative, N) for the results file, appended to `records` (a new list if
+    None) as each is measured, so that a caller stopped half way keeps those already done."""
     import numpy as np
     c = course_coefficients()
     copy = {r["n"]: r["copy_gbps"] for r in runs
             if r["stage"] == "02_basic_sweep" and r["implementation"] == "solution" and "copy_gbps" in r}
+    records = [] if records is None else records
     found = candidates(c, say)
     if not found:
-        return []
+        return records
     import torch
     flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4 + 1, device="cuda")
-    records = []
     for n in sizes:
         host = np.random.default_rng(n).uniform(0.5, 1.5, (n, n, n)).astype(np.float32)
         expected = reference_interior(host, c)

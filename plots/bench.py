@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -173,6 +174,11 @@ def summary(doc):
         heat_summary(doc["heat"])
 
 
+def stop_on_sigterm(signum, frame):
+    """SIGTERM (what `timeout` sends) stops the alternatives as Ctrl-C does."""
+    raise KeyboardInterrupt
+
+
 def main(root, build, stages, exercise_state, argv):
     ap = argparse.ArgumentParser(prog="course.py bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -267,8 +273,17 @@ def main(root, build, stages, exercise_state, argv):
             doc["profiles"].append(p)
 
     if not a.no_alternatives:
+        # The last and the only optional part: stopped (Ctrl-C, or `timeout`), the bench still
+        # writes and draws everything measured before it.
         from alternatives import measure
-        doc["alternatives"] = measure(sizes, a.reps, doc["runs"], say)
+        previous = signal.signal(signal.SIGTERM, stop_on_sigterm)
+        try:
+            measure(sizes, a.reps, doc["runs"], say, records=doc["alternatives"])
+        except KeyboardInterrupt:
+            say(f"bench: stopped while measuring the CuPy/PyTorch alternatives; writing the results with the "
+                f"{len(doc['alternatives'])} measured before")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
 
     try:
         validate(doc)
