@@ -250,6 +250,16 @@ int main() {
                   "halo is narrower"));
         CHECK(check_heat(planes, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile).hint.find("tile") ==
               std::string::npos);
+        // Neumann: the ghosts mirror the wrong cells on a tile's edge next to a face, so they are
+        // wrong too, but they follow their rule: the hint still names the halo, not the ghosts.
+        ReferenceRun mirrored = run_reference(random_state(M, Boundary::Neumann, Precision::Float, 9), M,
+                                              Boundary::Neumann, 0.125, nullptr, Precision::Float, 1, true);
+        HostGrid edge = mirrored.final;
+        for (unsigned i = 5; i < 35; ++i)
+            for (unsigned k : {1u, 20u}) edge[grid_index(M, i, 15, k)] += 0.25;
+        fill_ghosts(edge, M, Boundary::Neumann);
+        HeatCheck halo = check_heat(edge, mirrored, M, Boundary::Neumann, Precision::Float, tile, tile);
+        CHECK(halo.ghosts_wrong > 0 && has(halo.hint, "halo is narrower"));
     }
     // Stage 08's host loop: passes of S steps, then single steps, and which grid ends with the result.
     for (unsigned S = 1; S <= 8; ++S)
