@@ -164,10 +164,14 @@ std::string exact_solution_text(Boundary b) {
     return "";
 }
 
+unsigned face_ghost_source(bool low, unsigned N, Boundary bc) {
+    if (bc == Boundary::Neumann) return low ? 1 : N - 2;
+    return low ? N - 2 : 1;
+}
+
 void fill_ghosts(HostGrid& u, unsigned N, Boundary bc) {
     if (bc == Boundary::Dirichlet) return;
-    // Along one axis, the state cell whose value ghost g takes.
-    const unsigned low = bc == Boundary::Neumann ? 1 : N - 2, high = bc == Boundary::Neumann ? N - 2 : 1;
+    const unsigned low = face_ghost_source(true, N, bc), high = face_ghost_source(false, N, bc);
     for (unsigned a = 1; a + 1 < N; ++a)
         for (unsigned b = 1; b + 1 < N; ++b) {
             u[grid_index(N, 0, a, b)] = u[grid_index(N, low, a, b)];

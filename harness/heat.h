@@ -58,6 +58,9 @@ using HostGrid = std::vector<double>;
 HostGrid random_state(unsigned N, Boundary bc, Precision p, uint64_t seed);
 // The analytic solution at time t, rounded to the storage precision, ghosts set by `bc`.
 HostGrid exact_state(const HeatGeometry& g, double alpha, double t, Precision p);
+// Along one axis, the state cell whose value the face ghost 0 (low) or N-1 (high) takes:
+// Neumann mirrors cell 1 or N-2, periodic takes the far side's N-2 or 1 (not for Dirichlet).
+unsigned face_ghost_source(bool low, unsigned N, Boundary bc);
 // Sets the face ghosts from the state cells (Neumann: mirror; periodic: far side); Dirichlet: nothing.
 void fill_ghosts(HostGrid& u, unsigned N, Boundary bc);
 

@@ -14,13 +14,12 @@ const char kAxis[] = "ijk";
 // Along one axis: 0 for a state cell, 1 for the low ghost (index 0), 2 for the high one (N-1).
 int ghost_side(unsigned x, unsigned N) { return x == 0 ? 1 : x == N - 1 ? 2 : 0; }
 
-// Whether the face ghost at x (ghost along the one axis where sides[] is set) holds the value of
-// the state cell its rule names, in `got` itself: Neumann mirrors cell 1 or N-2, periodic takes
-// the far side's N-2 or 1.
+// Whether the face ghost at x (ghost along the one axis where sides[] is set) holds, in `got`
+// itself, the value of the state cell its rule names (face_ghost_source).
 bool follows_rule(const HostGrid& got, unsigned N, Boundary bc, const unsigned (&x)[3], const int (&sides)[3]) {
     unsigned y[3] = {x[0], x[1], x[2]};
     for (int a = 0; a < 3; ++a)
-        if (sides[a]) y[a] = (sides[a] == 1) == (bc == Boundary::Neumann) ? 1 : N - 2;
+        if (sides[a]) y[a] = face_ghost_source(sides[a] == 1, N, bc);
     return got[grid_index(N, x[0], x[1], x[2])] == got[grid_index(N, y[0], y[1], y[2])];
 }
 

@@ -42,17 +42,11 @@ unsigned owner_of(unsigned N, unsigned ranks, unsigned i) {
 }
 
 namespace {
-// Along one axis, the state cell whose value ghost 0 (low) or N-1 (high) takes (heat.h).
-unsigned ghost_source(bool low, unsigned N, Boundary bc) {
-    if (bc == Boundary::Neumann) return low ? 1 : N - 2;
-    return low ? N - 2 : 1;
-}
-
 // The face ghosts inside one plane (rows j = 0, N-1 and columns k = 0, N-1), as fill_ghosts sets
 // them for a state plane.
 void fill_plane_ghosts(double* u, unsigned N, Boundary bc) {
     if (bc == Boundary::Dirichlet) return;
-    const unsigned low = ghost_source(true, N, bc), high = ghost_source(false, N, bc);
+    const unsigned low = face_ghost_source(true, N, bc), high = face_ghost_source(false, N, bc);
     for (unsigned b = 1; b + 1 < N; ++b) {
         u[size_t(0) * N + b] = u[size_t(low) * N + b];
         u[size_t(N - 1) * N + b] = u[size_t(high) * N + b];
@@ -79,7 +73,7 @@ std::vector<double> initial_plane(unsigned N, Boundary bc, Precision p, uint64_t
     std::vector<double> u = raw_plane(N, p, seed, i);
     if (i == 0 || i == N - 1) {
         if (bc != Boundary::Dirichlet) {
-            std::vector<double> from = initial_plane(N, bc, p, seed, ghost_source(i == 0, N, bc));
+            std::vector<double> from = initial_plane(N, bc, p, seed, face_ghost_source(i == 0, N, bc));
             copy_face_cells(from, u, N);
         }
         return u;
