@@ -92,13 +92,18 @@ def _field(obj, key, where, required=True):
     return obj[key]
 
 
+def _object_at(v, where):
+    """v must be an object; `where` names it (a field, or an element of a list)."""
+    if not isinstance(v, dict):
+        raise ResultsError(f"{where} is {_kind(v)}, expected an object")
+    return v
+
+
 def _object(obj, key, where, required=True):
     v = _field(obj, key, where, required)
     if v is None and not required:
         return None
-    if not isinstance(v, dict):
-        raise ResultsError(f"{where}{key} is {_kind(v)}, expected an object")
-    return v
+    return _object_at(v, f"{where}{key}")
 
 
 def _list(obj, key, where, required=True):
@@ -215,8 +220,7 @@ def _device_peak(r, w):
 
 def _run(r, i):
     w = f"runs[{i}]."
-    if not isinstance(r, dict):
-        raise ResultsError(f"runs[{i}] is {_kind(r)}, expected an object")
+    _object_at(r, f"runs[{i}]")
     _string(r, "device", w)
     _stage(r, "stage", w)
     _string(r, "title", w)
@@ -250,8 +254,7 @@ def _run(r, i):
 
 def _profile(p, i):
     w = f"profiles[{i}]."
-    if not isinstance(p, dict):
-        raise ResultsError(f"profiles[{i}] is {_kind(p)}, expected an object")
+    _object_at(p, f"profiles[{i}]")
     _stage(p, "stage", w)
     _one_of(p, "implementation", w, IMPLEMENTATIONS)
     _integer(p, "n", w, minimum=3)
@@ -264,8 +267,7 @@ def _profile(p, i):
 
 def _alternative(a, i):
     w = f"alternatives[{i}]."
-    if not isinstance(a, dict):
-        raise ResultsError(f"alternatives[{i}] is {_kind(a)}, expected an object")
+    _object_at(a, f"alternatives[{i}]")
     _string(a, "name", w)
     _integer(a, "n", w, minimum=3)
     ok = _check_block(a, w, harness=False)
@@ -286,8 +288,7 @@ def _convergence(c):
         raise ResultsError("convergence.rows is empty")
     for i, row in enumerate(rows):
         rw = f"convergence.rows[{i}]."
-        if not isinstance(row, dict):
-            raise ResultsError(f"convergence.rows[{i}] is {_kind(row)}, expected an object")
+        _object_at(row, f"convergence.rows[{i}]")
         _one_of(row, "derivative", rw, ("first", "second"))
         _integer(row, "points", rw, minimum=2)
         _integer(row, "order", rw, required=False, minimum=1)
@@ -296,8 +297,7 @@ def _convergence(c):
         _number(row, "error", rw, nullable=True, nonnegative=True)  # null: not finite (not drawn)
     for i, m in enumerate(_list(c, "measured_order", w, required=False)):
         mw = f"convergence.measured_order[{i}]."
-        if not isinstance(m, dict):
-            raise ResultsError(f"convergence.measured_order[{i}] is {_kind(m)}, expected an object")
+        _object_at(m, f"convergence.measured_order[{i}]")
         _one_of(m, "derivative", mw, ("first", "second"))
         _integer(m, "points", mw, minimum=2)
         _one_of(m, "precision", mw, ("double", "float"))
@@ -308,13 +308,6 @@ def _convergence(c):
 
 
 # --- stage 07, the heat equation (the optional "heat" section) -------------------------------
-
-def _object_at(v, where):
-    """v itself must be an object (an element of a list); `where` names it."""
-    if not isinstance(v, dict):
-        raise ResultsError(f"{where} is {_kind(v)}, expected an object")
-    return v
-
 
 def _plane(shot, w, ok):
     """A picture of the middle plane: a non-empty rectangle of finite numbers. A failed run may hold
@@ -536,8 +529,7 @@ def validate(doc):
 
 def _sweep_point(r, i):
     w = f"points[{i}]."
-    if not isinstance(r, dict):
-        raise ResultsError(f"points[{i}] is {_kind(r)}, expected an object")
+    _object_at(r, f"points[{i}]")
     _stage(r, "stage", w)
     _one_of(r, "implementation", w, IMPLEMENTATIONS)
     _integer(r, "n", w, minimum=3)
