@@ -35,21 +35,40 @@ template <> struct Raw<8> { using type = uint2; };
 template <> struct Raw<16> { using type = uint4; };
 template <class T, int W> constexpr bool kOneAccess = W > 1 && (W * sizeof(T) == 4 || W * sizeof(T) == 8 || W * sizeof(T) == 16);
 
+// W cells as they are stored, before they are widened to the arithmetic type: the raw bits of
+// one wide access where there is one. A thread that keeps planes in registers keeps them like
+// this, in half the registers for 2-byte types (W = 8 halves: 4 registers instead of 8).
+template <class T, int W, bool = kOneAccess<T, W>> struct Stored {
+    T v[W];
+};
+template <class T, int W> struct Stored<T, W, true> {
+    typename Raw<W * sizeof(T)>::type bits;
+};
+
 // Loads cells p[0..W-1]: in one access of W·sizeof(T) bytes where that is 4, 8 or 16 bytes, so p
 // must then be aligned to that size.
-template <int W, class T> __device__ Cells<T, W> load_cells(const T* p) {
+template <int W, class T> __device__ Stored<T, W> load_stored(const T* p) {
+    Stored<T, W> s;
+    if constexpr (kOneAccess<T, W>)
+        s.bits = *reinterpret_cast<const decltype(s.bits)*>(p);
+    else
+        for (int e = 0; e < W; ++e) s.v[e] = p[e];
+    return s;
+}
+
+template <class T, int W> __device__ Cells<T, W> widen(const Stored<T, W>& s) {
     Cells<T, W> c;
     if constexpr (kOneAccess<T, W>) {
-        using R = typename Raw<W * sizeof(T)>::type;
-        R raw = *reinterpret_cast<const R*>(p);
         T t[W];
-        memcpy(t, &raw, sizeof raw);
+        memcpy(t, &s.bits, sizeof s.bits);
         for (int e = 0; e < W; ++e) c.v[e] = to_arith(t[e]);
     } else {
-        for (int e = 0; e < W; ++e) c.v[e] = to_arith(p[e]);
+        for (int e = 0; e < W; ++e) c.v[e] = to_arith(s.v[e]);
     }
     return c;
 }
+
+template <int W, class T> __device__ Cells<T, W> load_cells(const T* p) { return widen(load_stored<W>(p)); }
 
 // Stores all W cells, in one access where load_cells uses one.
 template <int W, class T> __device__ void store_cells(T* p, const Cells<T, W>& c) {

@@ -71,19 +71,25 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
     const unsigned int plane = N * N;  // distance from (i, j, k) to (i+1, j, k)
     const unsigned int lane = threadIdx.x % 32;
     unsigned int at = iStart * plane + j * N + k;
-    Cells<T, W> prev{}, curr{};
+    // Planes i-1, i and i+1, kept as stored (half the registers for half and bf16) and widened for
+    // the arithmetic. Plane i+2 is loaded a plane ahead: each thread has two planes on their way
+    // from DRAM instead of one.
+    Stored<T, W> prevBits{}, currBits{}, nextBits{};
     if (active) {
-        prev = load_cells<W>(in + at - plane);
-        curr = load_cells<W>(in + at);
+        prevBits = load_stored<W>(in + at - plane);
+        currBits = load_stored<W>(in + at);
+        nextBits = load_stored<W>(in + at + plane);
     }
 #pragma unroll 2
     for (unsigned int i = iStart; i < iEnd; ++i, at += plane) {
-        Cells<T, W> next{}, down{}, up{}, u;
+        Stored<T, W> aheadBits{};
+        Cells<T, W> down{}, up{}, u;
         if (active) {
-            next = load_cells<W>(in + at + plane);
+            if (i + 1 < iEnd) aheadBits = load_stored<W>(in + at + 2 * plane);
             down = load_cells<W>(in + at - N);
             up = load_cells<W>(in + at + N);
         }
+        const Cells<T, W> prev = widen(prevBits), curr = widen(currBits), next = widen(nextBits);
         A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1);  // cell k-1, held by lane - 1
         A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k > 0) left = to_arith(in[at - 1]);
@@ -111,8 +117,9 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
                     if (k + e == ghost_source(false, N, bc)) row[N - 1] = from_arith<T>(u.v[e]);
                 }
         }
-        prev = curr;
-        curr = next;
+        prevBits = currBits;
+        currBits = nextBits;
+        nextBits = aheadBits;
     }
 }
 
