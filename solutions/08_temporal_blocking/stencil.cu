@@ -16,7 +16,7 @@
 // at least S cells around the cells it writes, which its neighbours write.
 #ifndef TRY_ROWS  // the shape measured best on an H100 (see the lesson); try others with nvcc -DTRY_...
 #define TRY_ROWS 2
-#define TRY_AHEAD 0
+#define TRY_AHEAD 1
 #endif
 constexpr int TILE_Y = 32;          // rows along j
 constexpr int ROWS = TRY_ROWS;      // rows per thread
@@ -64,8 +64,9 @@ template <int W, class T> __device__ Strip<Arith<T>, W> load_strip(const T* row,
 }
 
 // S steps in one pass over planes first..last-1: reads `in` once (and S planes more on each
-// side), writes `out` once. source (null: none) is added at each step (Jacobi).
-template <int S, class T, Boundary BC>
+// side), writes `out` once. WithSource: source is added at each step (Jacobi), a compile-time
+// choice so that the time loop's kernel carries no trace of it.
+template <int S, class T, Boundary BC, bool WithSource>
 __global__ void __launch_bounds__(32 * WARPS, 1)
 fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, int N, Arith<T> r,
                    int chunk) {
@@ -112,6 +113,9 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     for (int a = 0; a <= AHEAD; ++a) load(start + a, ahead[a]);
 
     // Iteration t takes plane t from DRAM, and level s computes plane t - s: a wavefront along i.
+    // Two iterations per trip round the loop: the queues' registers then trade roles instead of
+    // being copied from one to the next.
+#pragma unroll 2
     for (int t = start; t < last + S; ++t) {
         const int now = t % 2, before = 1 - now;
         Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
@@ -158,7 +162,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                         // ---- EXERCISE 3 of 6: the step - cell e at level s, rounded as a single step rounds it ----
                         const A sum = west.v[e] + east.v[e] + down.v[e] + up.v[e] + back.v[e] + front.v[e];
                         A v = c[row].v[e] + r * (sum - A(6) * c[row].v[e]);
-                        if (source != nullptr) v += to_arith(source[p * plane + corner + row * N + e]);
+                        if (WithSource) v += to_arith(source[p * plane + corner + row * N + e]);
                         u[row].v[e] = stored<T>(v);
                         // ---- END EXERCISE ----
                     }
@@ -215,18 +219,18 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
 template <int S, class T>
 constexpr size_t kSharedBytes = size_t(S) * 2 * WARPS * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
 
-template <int S, class T, Boundary BC> const void* kernel_of() {
-    return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC>);
+template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() {
+    return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC, WithSource>);
 }
 
 // More than 48 KiB of shared memory per block must be asked for, once per kernel. Returns how
 // many blocks of it fit on an SM.
-template <int S, class T, Boundary BC> int blocks_per_sm() {
+template <int S, class T, Boundary BC, bool WithSource> int blocks_per_sm() {
     static const int blocks = [] {
-        CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel<S, T, BC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel<S, T, BC, WithSource>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(kSharedBytes<S, T>)));
         int n = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fused_steps_kernel<S, T, BC>, 32 * WARPS,
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fused_steps_kernel<S, T, BC, WithSource>, 32 * WARPS,
                                                                  kSharedBytes<S, T>));
         return n;
     }();
@@ -240,13 +244,16 @@ template <int S = 1, class F> auto with_fused_steps(unsigned fused, F f) {
     return f(std::integral_constant<int, S>{});
 }
 
-// Calls f with the storage type, S and the boundary condition as compile-time constants.
+// Calls f with the storage type, S, the boundary condition and whether there is a source, as
+// compile-time constants. A source comes only with Jacobi, whose boundaries are Dirichlet.
 template <class F> auto with_kernel(const HeatStep& step, F f) {
     return with_storage_type(step.precision, [&](auto t) {
         return with_fused_steps(step.fused_steps, [&](auto fused) {
+            using Dirichlet = std::integral_constant<Boundary, Boundary::Dirichlet>;
+            if (step.source != nullptr) return f(t, fused, Dirichlet{}, std::true_type{});
             if (step.bc == Boundary::Neumann)
-                return f(t, fused, std::integral_constant<Boundary, Boundary::Neumann>{});
-            return f(t, fused, std::integral_constant<Boundary, Boundary::Dirichlet>{});
+                return f(t, fused, std::integral_constant<Boundary, Boundary::Neumann>{}, std::false_type{});
+            return f(t, fused, Dirichlet{}, std::false_type{});
         });
     });
 }
@@ -273,25 +280,25 @@ unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm)
 }
 
 // The block, grid and tile of the kernel for one pass.
-template <int S, class T, Boundary BC> KernelShape shape_of(unsigned N) {
+template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
-    KernelShape shape{kernel_of<S, T, BC>(), dim3(32, WARPS, 1), unsigned(Tile::W), kSharedBytes<S, T>,
+    KernelShape shape{kernel_of<S, T, BC, WithSource>(), dim3(32, WARPS, 1), unsigned(Tile::W), kSharedBytes<S, T>,
                       unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
     shape.read_j = TILE_Y;
     shape.read_k = Tile::width;
     const unsigned tiles = ceil_div(N - 2, shape.tile_k) * ceil_div(N - 2, shape.tile_j);
-    shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC>());
+    shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC, WithSource>());
     return shape;
 }
 
 // One pass of step.fused_steps steps from `in` into `out`.
 Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
-    return with_kernel(step, [&](auto t, auto fused, auto bc) {
+    return with_kernel(step, [&](auto t, auto fused, auto bc, auto source) {
         using T = decltype(t);
         constexpr int S = fused.value;
-        const KernelShape shape = shape_of<S, T, bc.value>(N);
+        const KernelShape shape = shape_of<S, T, bc.value, source.value>(N);
         dim3 grid(ceil_div(N - 2, shape.tile_k), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
-        fused_steps_kernel<S, T, bc.value><<<grid, shape.block, shape.shared_bytes, s>>>(
+        fused_steps_kernel<S, T, bc.value, source.value><<<grid, shape.block, shape.shared_bytes, s>>>(
             static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(step.source), int(N),
             Arith<T>(step.r), int(shape.tile_i));
         return cudaGetLastError();
@@ -321,8 +328,8 @@ Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned st
 }
 
 KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
-    return with_kernel(step, [&](auto t, auto fused, auto bc) {
-        return shape_of<fused.value, decltype(t), bc.value>(N);
+    return with_kernel(step, [&](auto t, auto fused, auto bc, auto source) {
+        return shape_of<fused.value, decltype(t), bc.value, source.value>(N);
     });
 }
 
