@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures stage 06's last design steps (chapters/06_roofline/README.md) in one run on this GPU:
 the book's stages, then stage 06's float4 kernel built with other block shapes and z-chunks
-(BLOCK_XxBLOCK_YxZ_CHUNK; the grid size N must be divisible by 4 for that kernel).
+(BLOCK_XxBLOCK_YxZ_CHUNK, Z planes per thread at every N; N must be divisible by 4 for that kernel).
 
 usage: python3 plots/roofline_steps.py [--n 512] [--variants BXxBYxZ,...]   (after a build)
 Prints a table: variant, median ms, % of the device-to-device copy, speed-up over stage 02."""
@@ -28,7 +28,7 @@ def build_variant(bx, by, z, out):
     source = ROOT / "solutions" / "06_roofline" / "stencil.cu"
     cmd = ["nvcc", "-O3", "-std=c++17", "-arch=sm_90", "-lineinfo", f"-I{ROOT / 'harness'}",
            f'-DSTAGE_SOURCE="solutions/06_roofline/stencil.cu"', f"-DTRY_BLOCK_X={bx}", f"-DTRY_BLOCK_Y={by}",
-           f"-DTRY_Z_CHUNK={z}", str(source), str(BUILD / "libharness_runner.a"), str(BUILD / "libharness_core.a"),
+           f"-DTRY_Z_CHUNK={z}", f"-DTRY_SMALL_Z={z}", str(source), str(BUILD / "libharness_runner.a"), str(BUILD / "libharness_core.a"),
            "-o", str(out)]
     subprocess.run(cmd, check=True)
 
