@@ -30,6 +30,27 @@ struct SlabStatus {
     bool ok() const { return cuda == cudaSuccess && nccl == ncclSuccess; }
 };
 
+// What a CUDA call, an NCCL call or a step of the stage returned, as a SlabStatus.
+inline SlabStatus slab_status(SlabStatus st, const char*) { return st; }
+inline SlabStatus slab_status(cudaError_t e, const char* call) {
+    SlabStatus st;
+    st.cuda = e;
+    if (e != cudaSuccess) st.call = call;
+    return st;
+}
+inline SlabStatus slab_status(ncclResult_t e, const char* call) {
+    SlabStatus st;
+    st.nccl = e;
+    if (e != ncclSuccess) st.call = call;
+    return st;
+}
+
+// SLAB_CHECK(call): when the call fails, the function around it returns the failure.
+#define SLAB_CHECK(call)                                                          \
+    do {                                                                          \
+        if (SlabStatus st_ = slab_status((call), #call); !st_.ok()) return st_; \
+    } while (0)
+
 extern const HeatStageInfo kSlabStage;
 
 // The planes rank `rank` of `ranks` owns: the state planes 1..N-2 in contiguous slabs, in rank

@@ -155,16 +155,6 @@ SlabStatus step_interior_planes(const void* in, void* out, const SlabRank& r, co
 
 // ---------------------------------------------------------------- the exchange
 
-#define SLAB_NCCL(expr)                                   \
-    do {                                                  \
-        if (ncclResult_t e_ = (expr); e_ != ncclSuccess) { \
-            SlabStatus f_;                                \
-            f_.nccl = e_;                                 \
-            f_.call = #expr;                              \
-            return f_;                                    \
-        }                                                 \
-    } while (0)
-
 SlabStatus exchange_ghost_planes(void* u, const SlabRank& r, const HeatStep& step, cudaStream_t s) {
     const size_t plane_bytes = plane_cells(r.N) * bytes_per_cell(step.precision);
     char* base = static_cast<char*>(u);
@@ -177,7 +167,7 @@ SlabStatus exchange_ghost_planes(void* u, const SlabRank& r, const HeatStep& ste
     // (rank 0 has none below, the last rank none above)... except with periodic boundaries
     // (step.bc == Boundary::Periodic), where the slabs form a ring: rank 0's ghost plane below must
     // hold plane N-2, which the last rank owns, and one rank alone is its own neighbour.
-    // Then, inside ncclGroupStart() / ncclGroupEnd() (each call wrapped in SLAB_NCCL):
+    // Then, inside ncclGroupStart() / ncclGroupEnd() (each call wrapped in SLAB_CHECK):
     //   send `last` to `above` and `first` to `below`, each plane_bytes bytes of ncclUint8 on r.comm
     //   and stream s; receive into `ghost_below` from `below` and into `ghost_above` from `above`.
     // Mind the order: between two ranks NCCL pairs sends and receives in the order they are posted.
@@ -192,24 +182,10 @@ SlabStatus exchange_ghost_planes(void* u, const SlabRank& r, const HeatStep& ste
 
 // ---------------------------------------------------------------- one step, and the loop
 
-#define SLAB_TRY(expr)                        \
-    do {                                      \
-        if (SlabStatus st_ = (expr); !st_.ok()) return st_; \
-    } while (0)
-#define SLAB_CUDA(expr)                                     \
-    do {                                                    \
-        if (cudaError_t e_ = (expr); e_ != cudaSuccess) {    \
-            SlabStatus f_;                                  \
-            f_.cuda = e_;                                   \
-            f_.call = #expr;                                \
-            return f_;                                      \
-        }                                                   \
-    } while (0)
-
 SlabStatus slab_step(const void* in, void* out, const SlabRank& r, const HeatStep& step) {
     if (!r.overlap) {  // for comparison: every plane, then the exchange, one after the other
-        SLAB_TRY(step_boundary_planes(in, out, r, step, r.compute));
-        SLAB_TRY(step_interior_planes(in, out, r, step, r.compute));
+        SLAB_CHECK(step_boundary_planes(in, out, r, step, r.compute));
+        SLAB_CHECK(step_interior_planes(in, out, r, step, r.compute));
         return exchange_ghost_planes(out, r, step, r.compute);
     }
     // ---- EXERCISE 3 of 3: the order: boundary planes, then the exchange beside the interior ----
@@ -219,10 +195,10 @@ SlabStatus slab_step(const void* in, void* out, const SlabRank& r, const HeatSte
     //     cudaStreamWaitEvent(r.exchange, r.boundary_done, 0) - then exchange_ghost_planes(out, ..., r.exchange);
     //  3. step_interior_planes(in, out, r, step, r.compute), which runs beside the exchange;
     //  4. the next step reads the ghost planes: make r.compute wait for r.exchange (r.ghosts_done).
-    // Wrap the stage's calls in SLAB_TRY and CUDA's in SLAB_CUDA. Until then this does the serial step.
-    SLAB_TRY(step_boundary_planes(in, out, r, step, r.compute));
-    SLAB_TRY(step_interior_planes(in, out, r, step, r.compute));
-    SLAB_TRY(exchange_ghost_planes(out, r, step, r.compute));
+    // Wrap each call in SLAB_CHECK. Until then this does the serial step.
+    SLAB_CHECK(step_boundary_planes(in, out, r, step, r.compute));
+    SLAB_CHECK(step_interior_planes(in, out, r, step, r.compute));
+    SLAB_CHECK(exchange_ghost_planes(out, r, step, r.compute));
     // ---- END EXERCISE ----
     return SlabStatus{};
 }
@@ -231,7 +207,7 @@ SlabStatus run_slab_steps(void* a, void* b, const SlabRank& r, const HeatStep& s
     void* in = a;
     void* out = b;
     for (unsigned t = 0; t < steps; ++t) {
-        SLAB_TRY(slab_step(in, out, r, step));
+        SLAB_CHECK(slab_step(in, out, r, step));
         std::swap(in, out);
     }
     *result = in;

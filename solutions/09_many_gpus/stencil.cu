@@ -149,16 +149,6 @@ SlabStatus step_interior_planes(const void* in, void* out, const SlabRank& r, co
 
 // ---------------------------------------------------------------- the exchange
 
-#define SLAB_NCCL(expr)                                   \
-    do {                                                  \
-        if (ncclResult_t e_ = (expr); e_ != ncclSuccess) { \
-            SlabStatus f_;                                \
-            f_.nccl = e_;                                 \
-            f_.call = #expr;                              \
-            return f_;                                    \
-        }                                                 \
-    } while (0)
-
 SlabStatus exchange_ghost_planes(void* u, const SlabRank& r, const HeatStep& step, cudaStream_t s) {
     const size_t plane_bytes = plane_cells(r.N) * bytes_per_cell(step.precision);
     char* base = static_cast<char*>(u);
@@ -175,50 +165,36 @@ SlabStatus exchange_ghost_planes(void* u, const SlabRank& r, const HeatStep& ste
     // Between two ranks, NCCL pairs the sends and receives in the order they are posted. Send up
     // first, then down; receive from below first, then from above: then the plane a rank sends up
     // lands in the ghost plane below of the rank above, even when below and above are one rank.
-    SLAB_NCCL(ncclGroupStart());
-    if (above >= 0) SLAB_NCCL(ncclSend(last, plane_bytes, ncclUint8, above, r.comm, s));
-    if (below >= 0) SLAB_NCCL(ncclSend(first, plane_bytes, ncclUint8, below, r.comm, s));
-    if (below >= 0) SLAB_NCCL(ncclRecv(ghost_below, plane_bytes, ncclUint8, below, r.comm, s));
-    if (above >= 0) SLAB_NCCL(ncclRecv(ghost_above, plane_bytes, ncclUint8, above, r.comm, s));
-    SLAB_NCCL(ncclGroupEnd());
+    SLAB_CHECK(ncclGroupStart());
+    if (above >= 0) SLAB_CHECK(ncclSend(last, plane_bytes, ncclUint8, above, r.comm, s));
+    if (below >= 0) SLAB_CHECK(ncclSend(first, plane_bytes, ncclUint8, below, r.comm, s));
+    if (below >= 0) SLAB_CHECK(ncclRecv(ghost_below, plane_bytes, ncclUint8, below, r.comm, s));
+    if (above >= 0) SLAB_CHECK(ncclRecv(ghost_above, plane_bytes, ncclUint8, above, r.comm, s));
+    SLAB_CHECK(ncclGroupEnd());
     // ---- END EXERCISE ----
     return SlabStatus{};
 }
 
 // ---------------------------------------------------------------- one step, and the loop
 
-#define SLAB_TRY(expr)                        \
-    do {                                      \
-        if (SlabStatus st_ = (expr); !st_.ok()) return st_; \
-    } while (0)
-#define SLAB_CUDA(expr)                                     \
-    do {                                                    \
-        if (cudaError_t e_ = (expr); e_ != cudaSuccess) {    \
-            SlabStatus f_;                                  \
-            f_.cuda = e_;                                   \
-            f_.call = #expr;                                \
-            return f_;                                      \
-        }                                                   \
-    } while (0)
-
 SlabStatus slab_step(const void* in, void* out, const SlabRank& r, const HeatStep& step) {
     if (!r.overlap) {  // for comparison: every plane, then the exchange, one after the other
-        SLAB_TRY(step_boundary_planes(in, out, r, step, r.compute));
-        SLAB_TRY(step_interior_planes(in, out, r, step, r.compute));
+        SLAB_CHECK(step_boundary_planes(in, out, r, step, r.compute));
+        SLAB_CHECK(step_interior_planes(in, out, r, step, r.compute));
         return exchange_ghost_planes(out, r, step, r.compute);
     }
     // ---- EXERCISE 3 of 3: the order: boundary planes, then the exchange beside the interior ----
     // 1. The planes the neighbours need, first, on the compute stream.
-    SLAB_TRY(step_boundary_planes(in, out, r, step, r.compute));
+    SLAB_CHECK(step_boundary_planes(in, out, r, step, r.compute));
     // 2. The exchange stream waits for them (and for nothing else), then sends and receives.
-    SLAB_CUDA(cudaEventRecord(r.boundary_done, r.compute));
-    SLAB_CUDA(cudaStreamWaitEvent(r.exchange, r.boundary_done, 0));
-    SLAB_TRY(exchange_ghost_planes(out, r, step, r.exchange));
+    SLAB_CHECK(cudaEventRecord(r.boundary_done, r.compute));
+    SLAB_CHECK(cudaStreamWaitEvent(r.exchange, r.boundary_done, 0));
+    SLAB_CHECK(exchange_ghost_planes(out, r, step, r.exchange));
     // 3. Meanwhile the interior planes, which need no ghost, on the compute stream.
-    SLAB_TRY(step_interior_planes(in, out, r, step, r.compute));
+    SLAB_CHECK(step_interior_planes(in, out, r, step, r.compute));
     // 4. The next step reads the ghost planes: the compute stream waits for the exchange.
-    SLAB_CUDA(cudaEventRecord(r.ghosts_done, r.exchange));
-    SLAB_CUDA(cudaStreamWaitEvent(r.compute, r.ghosts_done, 0));
+    SLAB_CHECK(cudaEventRecord(r.ghosts_done, r.exchange));
+    SLAB_CHECK(cudaStreamWaitEvent(r.compute, r.ghosts_done, 0));
     // ---- END EXERCISE ----
     return SlabStatus{};
 }
@@ -227,7 +203,7 @@ SlabStatus run_slab_steps(void* a, void* b, const SlabRank& r, const HeatStep& s
     void* in = a;
     void* out = b;
     for (unsigned t = 0; t < steps; ++t) {
-        SLAB_TRY(slab_step(in, out, r, step));
+        SLAB_CHECK(slab_step(in, out, r, step));
         std::swap(in, out);
     }
     *result = in;
