@@ -164,11 +164,6 @@ std::string exact_solution_text(Boundary b) {
     return "";
 }
 
-unsigned face_ghost_source(bool low, unsigned N, Boundary bc) {
-    if (bc == Boundary::Neumann) return low ? 1 : N - 2;
-    return low ? N - 2 : 1;
-}
-
 void fill_ghosts(HostGrid& u, unsigned N, Boundary bc) {
     if (bc == Boundary::Dirichlet) return;
     const unsigned low = face_ghost_source(true, N, bc), high = face_ghost_source(false, N, bc);

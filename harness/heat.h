@@ -60,7 +60,14 @@ HostGrid random_state(unsigned N, Boundary bc, Precision p, uint64_t seed);
 HostGrid exact_state(const HeatGeometry& g, double alpha, double t, Precision p);
 // Along one axis, the state cell whose value the face ghost 0 (low) or N-1 (high) takes:
 // Neumann mirrors cell 1 or N-2, periodic takes the far side's N-2 or 1 (not for Dirichlet).
-unsigned face_ghost_source(bool low, unsigned N, Boundary bc);
+// The reference and stage 09's kernel (hence __host__ __device__ under nvcc) share this rule.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline unsigned face_ghost_source(bool low, unsigned N, Boundary bc) {
+    if (bc == Boundary::Neumann) return low ? 1 : N - 2;
+    return low ? N - 2 : 1;
+}
 // Sets the face ghosts from the state cells (Neumann: mirror; periodic: far side); Dirichlet: nothing.
 void fill_ghosts(HostGrid& u, unsigned N, Boundary bc);
 

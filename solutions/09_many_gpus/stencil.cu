@@ -28,12 +28,6 @@ Slab slab_bounds(unsigned N, int rank, int ranks) {
 
 // ---------------------------------------------------------------- the step on a slab
 
-// Along one axis, the state cell whose new value the ghost at index 0 (low) or N-1 (high) takes.
-__device__ unsigned int slab_ghost_source(bool low, unsigned int N, Boundary bc) {
-    if (bc == Boundary::Neumann) return low ? 1 : N - 2;
-    return low ? N - 2 : 1;
-}
-
 // Local planes [iBegin, iEnd) of the slab. Offsets are 64-bit (size_t): a slab of a large grid
 // holds more than 2^32 cells, where stage 07's 32-bit i·N² + j·N + k would wrap round. The
 // arithmetic per cell is stage 07's, term for term, so that the result is the same bit for bit.
@@ -49,7 +43,7 @@ slab_step_kernel(const T* __restrict__ in, T* __restrict__ out, unsigned int N, 
     const unsigned int i0 = iBegin + blockIdx.z * SLAB_Z_CHUNK, i1 = min(i0 + SLAB_Z_CHUNK, iEnd);
     size_t at = size_t(i0) * plane + size_t(j) * N + k;
     Cells<T, W> prev = load_cells<W>(in + at - plane), curr = load_cells<W>(in + at);
-    const unsigned int low = slab_ghost_source(true, N, bc), high = slab_ghost_source(false, N, bc);
+    const unsigned int low = face_ghost_source(true, N, bc), high = face_ghost_source(false, N, bc);  // heat.h
     for (unsigned int i = i0; i < i1; ++i, at += plane) {
         Cells<T, W> next = load_cells<W>(in + at + plane), down = load_cells<W>(in + at - N),
                     up = load_cells<W>(in + at + N), u;
