@@ -99,13 +99,13 @@ double heat_tolerance(Precision p, unsigned steps) {
 }
 
 HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, Boundary bc, Precision p,
-                     unsigned tile_j, unsigned tile_k, unsigned tile_i) {
+                     unsigned tile_j, unsigned tile_k, unsigned tile_i, unsigned start_k) {
     HeatCheck c;
     c.steps = ref.steps;
     c.tolerance = heat_tolerance(p, ref.steps);
     const HostGrid& want = ref.final;
     const unsigned reach = std::max(ref.steps, 1u);
-    const unsigned tile[3] = {tile_i, tile_j, tile_k};
+    const unsigned tile[3] = {tile_i, tile_j, tile_k}, tile_start[3] = {1, 1, start_k};
     const bool tiled = tile_j > 0 || tile_k > 0;
     Pattern pattern;
     size_t ghost_faces[3][2] = {}, ghosts_broken = 0;
@@ -150,7 +150,7 @@ HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, B
                     bool near_edge = false;
                     for (int a = 0; a < 3; ++a) {
                         if (tile[a] == 0 || tile[a] >= N - 2) continue;  // one tile along this axis: no inner edges
-                        unsigned offset = (x[a] - 1) % tile[a];  // tiles start at the first state cell
+                        unsigned offset = (x[a] - tile_start[a]) % tile[a];
                         near_edge |= offset < reach || offset + reach >= tile[a];
                     }
                     pattern.near_tile_edge += near_edge;

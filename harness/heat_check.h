@@ -35,9 +35,9 @@ struct HeatCheck {
 double heat_tolerance(Precision p, unsigned steps);
 
 // tile_j, tile_k (0: none) are the rows and columns of a plane that one block of a fused kernel
-// writes, and tile_i (0: all) its planes, tiles starting at the first state cell, so that the
-// hint can recognise errors near the edges of those tiles (stage 08).
+// writes, and tile_i (0: all) its planes, tiles starting at the first state cell (along k at
+// column start_k), so that the hint can recognise errors near the edges of those tiles (stage 08).
 HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, Boundary bc, Precision p,
-                     unsigned tile_j = 0, unsigned tile_k = 0, unsigned tile_i = 0);
+                     unsigned tile_j = 0, unsigned tile_k = 0, unsigned tile_i = 0, unsigned start_k = 1);
 
 std::string describe_heat_failure(const HeatCheck& c);

@@ -174,7 +174,7 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
     upload(poisoned(initial, N), b.ptr, p);
     HostGrid got = download(advance(a.ptr, b.ptr, N, step, checked, s), cells, p);
     ReferenceRun ref = run_reference(initial, N, h.bc, plan.r, nullptr, p, checked, cells <= (size_t(1) << 24));
-    rec.check = check_heat(got, ref, N, h.bc, p, shape.tile_j, shape.tile_k, shape.tile_i);
+    rec.check = check_heat(got, ref, N, h.bc, p, shape.tile_j, shape.tile_k, shape.tile_i, shape.tiles_start_k);
     if (h.bc != Boundary::Dirichlet) {
         rec.conservation.applies = true;
         double before = total_heat(initial, N);

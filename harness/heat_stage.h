@@ -26,6 +26,7 @@ struct KernelShape {
     size_t shared_bytes = 0;    // dynamic shared memory per block
     unsigned tile_j = 0, tile_k = 0;  // the rows and columns of a plane that one block writes; 0: no tiles
     unsigned tile_i = 0;              // the planes one block writes; 0: all of them
+    unsigned tiles_start_k = 1;       // the column where the first tile's written columns start
     unsigned read_j = 0, read_k = 0;  // the rows and columns one block reads: its tile and the halo
 };
 

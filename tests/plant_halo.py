@@ -11,12 +11,12 @@ from pathlib import Path
 
 # (what the solution says, what the planted copy says): each must occur exactly once.
 PLANTS = [
-    ("static constexpr int halo_left = S + ((1 - S) % W + W) % W;",
-     "static constexpr int halo_left = (S - 1) + ((2 - S) % W + W) % W;"),
+    ("static constexpr int halo_left = (S + W - 1) / W * W;",
+     "static constexpr int halo_left = (S - 1 + W - 1) / W * W;"),
     ("static constexpr int written = (width - halo_left - S) / W * W;",
      "static constexpr int written = (width - halo_left - (S - 1)) / W * W;"),
-    ("const int j0 = 1 + blockIdx.y * (TILE_Y - 2 * S) - S + ROWS * y;",
-     "const int j0 = 1 + blockIdx.y * (TILE_Y - 2 * (S - 1)) - (S - 1) + ROWS * y;"),
+    ("const int tile_j = 1 + blockIdx.y * (TILE_Y - 2 * S) - S;",
+     "const int tile_j = 1 + blockIdx.y * (TILE_Y - 2 * (S - 1)) - (S - 1);"),
     ("ROWS * y + row >= S && ROWS * y + row < TILE_Y - S;",
      "ROWS * y + row >= S - 1 && ROWS * y + row < TILE_Y - (S - 1);"),
     ("unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};",

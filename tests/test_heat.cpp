@@ -238,6 +238,15 @@ int main() {
         CHECK(!tiled.ok() && has(tiled.hint, "edge of a block's tile") && has(tiled.hint, "halo is narrower"));
         HeatCheck plain = check_heat(got, ref, M, Boundary::Dirichlet, Precision::Float);
         CHECK(!plain.ok() && plain.hint.find("tile") == std::string::npos);
+        // Stage 08's tiles along k start at column 0: then columns 10 and 19 are a tile's edges,
+        // and 19 is not one when they start at the first state cell.
+        HostGrid from0 = ref.final;
+        for (unsigned i = 5; i < 35; ++i)
+            for (unsigned k : {10u, 19u}) from0[grid_index(M, i, 15, k)] += 0.25;
+        CHECK(has(check_heat(from0, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile, 0, 0).hint,
+                  "halo is narrower"));
+        CHECK(check_heat(from0, ref, M, Boundary::Dirichlet, Precision::Float, tile, tile).hint.find("tile") ==
+              std::string::npos);
         // Errors in the middle of the tiles are not blamed on their edges.
         HostGrid middle = ref.final;
         for (unsigned i = 5; i < 35; ++i) middle[grid_index(M, i, 15, 15)] += 0.25;

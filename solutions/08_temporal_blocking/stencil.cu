@@ -14,32 +14,34 @@
 // is that plane after s steps. Level s of a cell needs level s-1 of its neighbours, so after s
 // levels only the cells at least s from the tile's edge are right: the block computes a halo of
 // at least S cells around the cells it writes, which its neighbours write.
-#ifndef TRY_ROWS  // the shape measured best on an H100 (see the lesson); try others with nvcc -DTRY_...
+#ifndef TRY_ROWS  // the shape measured best on an H100 (see the lesson); try others with nvcc -DTRY_ROWS=...
 #define TRY_ROWS 2
-#define TRY_AHEAD 1
 #endif
 constexpr int TILE_Y = 32;          // rows along j
 constexpr int ROWS = TRY_ROWS;      // rows per thread
 constexpr int WARPS = TILE_Y / ROWS;  // one warp per ROWS rows
-constexpr int AHEAD = TRY_AHEAD;    // planes loaded ahead of the one used next: their trip from DRAM overlaps the levels
 constexpr int MAX_FUSED = 8;        // the kernels for S = 1..8 are compiled
 
 // Cells per thread along k: at most 16 bytes (one access), and 4 where the queues fit. A thread
-// keeps two planes of each level below S in registers, 2·S·ROWS·W values; one block of 512
-// threads per SM leaves it 128 registers. W·S values of A in at most 64 bytes keep the queues at
-// 64 registers: W = 4 for float up to S = 4, 2 up to S = 8.
+// keeps two values of each cell for each level below S in registers, 2·S·ROWS·W values; one
+// block of 512 threads per SM leaves it 128 registers. W·S values of A in at most 64 bytes keep
+// the queues at 64 registers: W = 4 for float up to S = 4, 2 up to S = 8.
 template <int S, class A>
 constexpr int kCells = 4 * sizeof(A) <= 16 && 4 * S * sizeof(A) <= 64 ? 4 : 2 * sizeof(A) <= 16 && 2 * S * sizeof(A) <= 64 ? 2 : 1;
 
-// The columns of a tile. Its first column is a multiple of W, so that a thread's W cells are one
-// aligned access (when N is a multiple of W too). The written columns start at 1 + bx·written,
-// so the halo on the left is S plus what aligns the tile: halo_left ≡ 1 (mod W).
+// The columns of a tile. Tile bx writes the state cells among columns bx·written ..
+// (bx+1)·written - 1, and starts halo_left columns before them. Both are whole threads (multiples
+// of W): a thread's W cells are one aligned access (when N is a multiple of W too), and a thread
+// writes all of them or none. The halo is at least S on each side.
 template <int S, class A> struct TileColumns {
     static constexpr int W = kCells<S, A>;
     static constexpr int width = 32 * W;
-    static constexpr int halo_left = S + ((1 - S) % W + W) % W;
-    static constexpr int written = (width - halo_left - S) / W * W;  // the right halo is at least S
+    static constexpr int halo_left = (S + W - 1) / W * W;
+    static constexpr int written = (width - halo_left - S) / W * W;
 };
+
+// Tiles along k: the last one's columns reach N-2.
+unsigned tiles_along_k(unsigned N, unsigned written) { return (N - 2) / written + 1; }
 
 // A thread's W cells of one row, in the arithmetic type, aligned for one shared-memory access.
 template <class A, int W> struct alignas(W * sizeof(A)) Strip {
@@ -47,7 +49,7 @@ template <class A, int W> struct alignas(W * sizeof(A)) Strip {
 };
 
 // The value a cell stores, back in the arithmetic type: every level is rounded as a single step
-// of stage 07 rounds it, so S fused steps compute exactly what S single steps compute.
+// of stage 07 rounds it.
 template <class T> __device__ Arith<T> stored(Arith<T> u) { return to_arith(from_arith<T>(u)); }
 
 // This thread's W cells of one row from `row` (cell k0 of a row of `in`): one access when
@@ -75,149 +77,193 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     constexpr int W = Tile::W;
     using Run = Strip<A, W>;  // a thread's W cells of one row
     constexpr bool neumann = BC == Boundary::Neumann;
-    // edges[s][b][y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows its
-    // neighbours above and below need, in two buffers b so that level s can write the plane it
-    // computes now while level s+1 reads the one before.
+    // edges[s][b][1 + y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows
+    // its neighbours above and below need, in two buffers b so that level s can write the plane it
+    // computes now while level s+1 reads the one before. Slots 0 and WARPS + 1 hold zeros for the
+    // rows beyond the tile: only its edge rows read them, and no cell it writes depends on those.
     extern __shared__ unsigned char shared_bytes[];
-    auto edges = reinterpret_cast<Run(*)[2][WARPS][2][32]>(shared_bytes);
+    auto edges = reinterpret_cast<Run(*)[2][WARPS + 2][2][32]>(shared_bytes);
     const int x = threadIdx.x, y = threadIdx.y;
+    if (y == 0 || y == WARPS - 1)
+        for (int s = 0; s < S; ++s)
+            for (int b = 0; b < 2; ++b)
+                for (int h = 0; h < 2; ++h) edges[s][b][y == 0 ? 0 : WARPS + 1][h][x] = Run{};
 
     // ---- EXERCISE 1 of 6: the halo - this thread's cells, and which of them the block writes ----
-    const int j0 = 1 + blockIdx.y * (TILE_Y - 2 * S) - S + ROWS * y;  // this thread's first row
-    const int col = W * x;                                            // its first column in the tile
-    const int k0 = 1 + blockIdx.x * Tile::written - Tile::halo_left + col;  // its first cell along k
+    const int tile_j = 1 + blockIdx.y * (TILE_Y - 2 * S) - S;        // the tile's first row
+    const int tile_k = blockIdx.x * Tile::written - Tile::halo_left;  // and its first column
+    const int j0 = tile_j + ROWS * y;  // this thread's first row
+    const int col = W * x;             // its first column in the tile
+    const int k0 = tile_k + col;       // its first cell along k
     const int first = 1 + blockIdx.z * chunk, last = min(first + chunk, N - 1);  // the planes the block writes
     auto row_inside = [&](int row) { return j0 + row >= 0 && j0 + row < N; };
     auto row_state = [&](int row) { return j0 + row >= 1 && j0 + row <= N - 2; };
     auto row_writes = [&](int row) { return row_state(row) && ROWS * y + row >= S && ROWS * y + row < TILE_Y - S; };
     auto cell_state = [&](int e) { return k0 + e >= 1 && k0 + e <= N - 2; };
-    auto cell_writes = [&](int e) {
-        return cell_state(e) && col + e >= Tile::halo_left && col + e < Tile::halo_left + Tile::written;
-    };
+    auto cell_writes = [&](int e) { return cell_state(e) && col >= Tile::halo_left && col < Tile::halo_left + Tile::written; };
     // ---- END EXERCISE ----
-    bool all_state = true;  // all W cells are state cells along k (false only on the grid's faces)
-    for (int e = 0; e < W; ++e) all_state &= cell_state(e);
+    // Only tiles whose rows (columns) reach a face hold ghosts, cells on a face or cells outside
+    // the grid along j (k): the tests for those run in them alone, on these masks of the thread's
+    // rows and cells, computed once.
+    const bool j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
+    const bool k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
+    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, face_cells = 0;
+    for (int row = 0; row < ROWS; ++row) {
+        ghost_rows |= unsigned(!row_state(row)) << row;
+        face_rows |= unsigned(j0 + row == 1 || j0 + row == N - 2) << row;
+        written_rows |= unsigned(row_writes(row)) << row;
+    }
+    for (int e = 0; e < W; ++e) {
+        ghost_cells |= unsigned(!cell_state(e)) << e;
+        face_cells |= unsigned(k0 + e == 1 || k0 + e == N - 2) << e;
+    }
 
     const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
     const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
     const bool vector = N % W == 0;           // then every row starts aligned, as does each thread's k0
-    auto load = [&](int i, Run(&c)[ROWS]) {  // this thread's cells of plane i, level 0
-        for (int row = 0; row < ROWS; ++row)
-            c[row] = i < N && row_inside(row) ? load_strip<W>(in + i * plane + corner + row * N, k0, N, vector) : Run{};
+    // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the grid.
+    auto load = [&](int i, Run(&c)[ROWS], auto checked) {
+        for (int row = 0; row < ROWS; ++row) {
+            const T* cells = in + i * plane + corner + row * N;
+            if (!checked.value && !j_face && !k_face && vector) c[row] = load_strip<W>(cells, 0, W, true);
+            else c[row] = i < N && row_inside(row) ? load_strip<W>(cells, k0, N, vector) : Run{};
+        }
+    };
+    // Whether a cell of plane p is a state cell (not a ghost, not outside the grid).
+    auto state = [&](int p, int row, int e) {
+        return p >= 1 && p <= N - 2 && !(ghost_rows >> row & 1) && !(ghost_cells >> e & 1);
+    };
+    // Level S of plane p, the cells this thread writes.
+    auto store = [&](int p, const Run(&u)[ROWS]) {
+        for (int row = 0; row < ROWS; ++row) {
+            if (!(written_rows >> row & 1)) continue;
+            T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
+            if (!k_face && vector) {  // all W cells or none, in one access
+                Cells<T, W> v;
+                for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
+                if (cell_writes(0)) store_cells<W>(cell, v);
+            } else {
+                for (int e = 0; e < W; ++e)
+                    if (cell_writes(e)) cell[e] = from_arith<T>(u[row].v[e]);
+            }
+            for (int e = 0; e < W; ++e) {
+                if (!cell_writes(e)) continue;
+                const T v = from_arith<T>(u[row].v[e]);
+                // ---- EXERCISE 5 of 6: Neumann - the ghosts on the faces mirror the new state ----
+                if (neumann) {
+                    const int k = k0 + e, j = j0 + row;
+                    if (k == 1) cell[e - 1] = v;
+                    if (k == N - 2) cell[e + 1] = v;
+                    if (j == 1) cell[e - N] = v;
+                    if (j == N - 2) cell[e + N] = v;
+                    if (p == 1) cell[e - plane] = v;
+                    if (p == N - 2) cell[e + plane] = v;
+                }
+                // ---- END EXERCISE ----
+            }
+        }
     };
 
-    // Levels s = 0..S-1 of planes p-1 and p, where level s+1 computes plane p next.
-    Run prev[S][ROWS] = {}, curr[S][ROWS] = {};
-    Run ahead[AHEAD + 1][ROWS];  // planes t..t+AHEAD at the start of iteration t, as loaded from DRAM
+    // For each level s = 0..S-1, the cells of the plane p that level s+1 computes next: curr[s],
+    // level s of plane p, and part[s], the first terms of level s+1's sum for it: its neighbours
+    // along k and plane p-1, at level s. The rest of the sum comes with plane p+1.
+    Run curr[S][ROWS] = {}, part[S][ROWS] = {};
+    Run ahead[ROWS];  // plane t+1, loaded during iteration t
     const int start = max(first - S, 0);  // level S of plane `first` needs level 0 from plane first-S on
-    for (int a = 0; a <= AHEAD; ++a) load(start + a, ahead[a]);
+    load(start, ahead, std::true_type{});
+    __syncthreads();  // the zeros are in place
 
     // Iteration t takes plane t from DRAM, and level s computes plane t - s: a wavefront along i.
-    // Two iterations per trip round the loop: the queues' registers then trade roles instead of
-    // being copied from one to the next.
-#pragma unroll 2
-    for (int t = start; t < last + S; ++t) {
+    // `checked`: a level's plane is a ghost or on a face (0, 1, N-2 or N-1), or plane t+1 is
+    // outside the grid; only the first and last few iterations test for those.
+    auto iteration = [&](int t, auto checked) {
         const int now = t % 2, before = 1 - now;
         Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
-        for (int row = 0; row < ROWS; ++row) next[row] = ahead[0][row];
-        for (int a = 0; a < AHEAD; ++a)
-            for (int row = 0; row < ROWS; ++row) ahead[a][row] = ahead[a + 1][row];
-        load(t + 1 + AHEAD, ahead[AHEAD]);
-        edges[0][now][y][0][x] = next[0];
-        edges[0][now][y][1][x] = next[ROWS - 1];
+        for (int row = 0; row < ROWS; ++row) next[row] = ahead[row];
+        load(t + 1, ahead, checked);
+        edges[0][now][y + 1][0][x] = next[0];
+        edges[0][now][y + 1][1][x] = next[ROWS - 1];
 #pragma unroll
         for (int s = 1; s <= S; ++s) {
-            const int p = t - s;  // the plane level s computes
-            Run u[ROWS] = {};
-            if (p >= start) {  // level s-1 of plane p exists
-                const Run(&c)[ROWS] = curr[s - 1];  // level s-1 of plane p: this thread's cells
-                // The rows next to this thread's, from the warps above and below (itself on the tile's edge).
-                const Run below = y > 0 ? edges[s - 1][before][y - 1][1][x] : c[0];
-                const Run above = y < WARPS - 1 ? edges[s - 1][before][y + 1][0][x] : c[ROWS - 1];
-                for (int row = 0; row < ROWS; ++row) {
-                    u[row] = c[row];  // ghosts keep their value (Dirichlet); planes outside 0..N-1 are never used
-                    const A left = __shfl_up_sync(0xffffffffu, c[row].v[W - 1], 1);  // cell k0-1, held by lane x-1
-                    const A right = __shfl_down_sync(0xffffffffu, c[row].v[0], 1);   // cell k0+W, held by lane x+1
-                    if (p < 1 || p > N - 2 || !row_state(row)) continue;
-                    // The six neighbours of each of the W cells, at level s-1.
-                    Run west, east, down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
-                    Run back = prev[s - 1][row], front = next[row];
+            const int p = t - s;                // the plane level s computes
+            const Run(&c)[ROWS] = curr[s - 1];  // level s-1 of plane p: this thread's cells
+            // The rows next to this thread's, from the warps below and above.
+            const Run below = edges[s - 1][before][y][1][x];
+            const Run above = edges[s - 1][before][y + 2][0][x];
+            Run u[ROWS];
+            for (int row = 0; row < ROWS; ++row) {
+                // Level s-1 neighbours: of plane p, down, up and front (plane p+1) for its sum;
+                // of plane p+1, west and east (from the next lanes at the ends) and back (plane p)
+                // to start that plane's sum.
+                Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
+                Run front = next[row], back = c[row], west, east;
+                const A left = __shfl_up_sync(0xffffffffu, next[row].v[W - 1], 1);  // cell k0-1, held by lane x-1
+                const A right = __shfl_down_sync(0xffffffffu, next[row].v[0], 1);   // cell k0+W, held by lane x+1
+                for (int e = 0; e < W; ++e) {
+                    west.v[e] = e == 0 ? left : next[row].v[e - 1];
+                    east.v[e] = e == W - 1 ? right : next[row].v[e + 1];
+                }
+                // ---- EXERCISE 2 of 6: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
+                if (neumann && j_face && (face_rows >> row & 1)) {
+                    if (j0 + row == 1) down = c[row];
+                    if (j0 + row == N - 2) up = c[row];
+                }
+                if (neumann && k_face && face_cells)
                     for (int e = 0; e < W; ++e) {
-                        west.v[e] = e == 0 ? left : c[row].v[e - 1];
-                        east.v[e] = e == W - 1 ? right : c[row].v[e + 1];
+                        if (k0 + e == 1) west.v[e] = next[row].v[e];
+                        if (k0 + e == N - 2) east.v[e] = next[row].v[e];
                     }
-                    // ---- EXERCISE 2 of 6: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
-                    if (neumann) {
-                        for (int e = 0; e < W; ++e) {
-                            if (k0 + e == 1) west.v[e] = c[row].v[e];
-                            if (k0 + e == N - 2) east.v[e] = c[row].v[e];
-                        }
-                        if (j0 + row == 1) down = c[row];
-                        if (j0 + row == N - 2) up = c[row];
-                        if (p == 1) back = c[row];
-                        if (p == N - 2) front = c[row];
-                    }
+                if (neumann && checked.value && p == N - 2) front = c[row];
+                if (neumann && checked.value && p + 1 == 1) back = next[row];
+                // ---- END EXERCISE ----
+                for (int e = 0; e < W; ++e) {
+                    // ---- EXERCISE 3 of 6: the step - cell e at level s, rounded as a single step rounds it; then plane p+1's first terms ----
+                    const A sum = part[s - 1][row].v[e] + front.v[e] + down.v[e] + up.v[e];
+                    A v = c[row].v[e] + r * (sum - A(6) * c[row].v[e]);
+                    if (WithSource && state(p, row, e)) v += to_arith(source[p * plane + corner + row * N + e]);
+                    u[row].v[e] = stored<T>(v);
+                    part[s - 1][row].v[e] = west.v[e] + east.v[e] + back.v[e];
                     // ---- END EXERCISE ----
-                    for (int e = 0; e < W; ++e) {
-                        // ---- EXERCISE 3 of 6: the step - cell e at level s, rounded as a single step rounds it ----
-                        const A sum = west.v[e] + east.v[e] + down.v[e] + up.v[e] + back.v[e] + front.v[e];
-                        A v = c[row].v[e] + r * (sum - A(6) * c[row].v[e]);
-                        if (WithSource) v += to_arith(source[p * plane + corner + row * N + e]);
-                        u[row].v[e] = stored<T>(v);
-                        // ---- END EXERCISE ----
-                    }
-                    if (!all_state)
-                        for (int e = 0; e < W; ++e)
-                            if (!cell_state(e)) u[row].v[e] = c[row].v[e];
                 }
             }
+            // Ghost cells keep their value (Dirichlet; Neumann writes its ghosts from the state at the end).
+            if (checked.value && (p < 1 || p > N - 2))
+                for (int row = 0; row < ROWS; ++row) u[row] = c[row];
+            if (j_face)
+                for (int row = 0; row < ROWS; ++row)
+                    if (ghost_rows >> row & 1) u[row] = c[row];
+            if (k_face)
+                for (int e = 0; e < W; ++e)
+                    if (ghost_cells >> e & 1)
+                        for (int row = 0; row < ROWS; ++row) u[row].v[e] = c[row].v[e];
             for (int row = 0; row < ROWS; ++row) {
                 // ---- EXERCISE 4 of 6: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
-                prev[s - 1][row] = curr[s - 1][row];
                 curr[s - 1][row] = next[row];
                 next[row] = u[row];
                 // ---- END EXERCISE ----
             }
             if (s < S) {
-                edges[s][now][y][0][x] = u[0];
-                edges[s][now][y][1][x] = u[ROWS - 1];
+                edges[s][now][y + 1][0][x] = u[0];
+                edges[s][now][y + 1][1][x] = u[ROWS - 1];
             } else if (p >= first && p < last) {
-                for (int row = 0; row < ROWS; ++row) {
-                    if (!row_writes(row)) continue;
-                    T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
-                    bool all = vector;
-                    for (int e = 0; e < W; ++e) all &= cell_writes(e);
-                    if (all && !neumann) {
-                        Cells<T, W> v;
-                        for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
-                        store_cells<W>(cell, v);
-                        continue;
-                    }
-                    for (int e = 0; e < W; ++e) {
-                        if (!cell_writes(e)) continue;
-                        const T v = from_arith<T>(u[row].v[e]);
-                        cell[e] = v;
-                        // ---- EXERCISE 5 of 6: Neumann - the ghosts on the faces mirror the new state ----
-                        if (neumann) {
-                            const int k = k0 + e, j = j0 + row;
-                            if (k == 1) cell[e - 1] = v;
-                            if (k == N - 2) cell[e + 1] = v;
-                            if (j == 1) cell[e - N] = v;
-                            if (j == N - 2) cell[e + N] = v;
-                            if (p == 1) cell[e - plane] = v;
-                            if (p == N - 2) cell[e + plane] = v;
-                        }
-                        // ---- END EXERCISE ----
-                    }
-                }
+                store(p, u);
             }
         }
         __syncthreads();  // this iteration's planes are complete before the next one reads them
+    };
+    // One loop over t, with the iterations that need no tests in a loop of their own.
+    const int end = last + S;
+    for (int t = start; t < end;) {
+        if (t <= S + 1 || t >= N - 1) {
+            iteration(t++, std::true_type{});
+            continue;
+        }
+        for (const int stop = min(end, N - 1); t < stop; ++t) iteration(t, std::false_type{});
     }
 }
 
 template <int S, class T>
-constexpr size_t kSharedBytes = size_t(S) * 2 * WARPS * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
+constexpr size_t kSharedBytes = size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
 
 template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() {
     return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC, WithSource>);
@@ -286,7 +332,8 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
                       unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
     shape.read_j = TILE_Y;
     shape.read_k = Tile::width;
-    const unsigned tiles = ceil_div(N - 2, shape.tile_k) * ceil_div(N - 2, shape.tile_j);
+    shape.tiles_start_k = 0;
+    const unsigned tiles = tiles_along_k(N, shape.tile_k) * ceil_div(N - 2, shape.tile_j);
     shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC, WithSource>());
     return shape;
 }
@@ -297,7 +344,7 @@ Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, 
         using T = decltype(t);
         constexpr int S = fused.value;
         const KernelShape shape = shape_of<S, T, bc.value, source.value>(N);
-        dim3 grid(ceil_div(N - 2, shape.tile_k), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
+        dim3 grid(tiles_along_k(N, shape.tile_k), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
         fused_steps_kernel<S, T, bc.value, source.value><<<grid, shape.block, shape.shared_bytes, s>>>(
             static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(step.source), int(N),
             Arith<T>(step.r), int(shape.tile_i));
