@@ -91,7 +91,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             for (int b = 0; b < 2; ++b)
                 for (int h = 0; h < 2; ++h) edges[s][b][y == 0 ? 0 : WARPS + 1][h][x] = Run{};
 
-    // ---- EXERCISE 1 of 6: the halo - this thread's cells, and which of them the block writes ----
+    // ---- EXERCISE 1 of 7: the halo - this thread's cells, and which of them the block writes ----
     // TODO: this thread's cells and what they are. The block writes rows from
     // 1 + blockIdx.y·(TILE_Y - 2S) on, and its tile starts S rows before them; warp y holds ROWS
     // rows of it. Along k the block writes Tile::written columns from blockIdx.x·Tile::written
@@ -127,6 +127,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         ghost_cells |= unsigned(!cell_state(e)) << e;
         face_cells |= unsigned(k0 + e == 1 || k0 + e == N - 2) << e;
     }
+    // Away from the k faces, a thread writes all its W cells or none.
+    const bool lane_writes = col >= Tile::halo_left && col < Tile::halo_left + Tile::written;
 
     const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
     const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
@@ -148,23 +150,22 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
-            if (!k_face && vector) {  // all W cells or none, in one access
+            if (!neumann && !k_face && vector) {  // all W cells or none, in one access
+                if (!lane_writes) continue;
                 Cells<T, W> v;
                 for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
-                if (cell_writes(0)) store_cells<W>(cell, v);
-            } else {
-                for (int e = 0; e < W; ++e)
-                    if (cell_writes(e)) cell[e] = from_arith<T>(u[row].v[e]);
+                store_cells<W>(cell, v);
+                continue;
             }
             for (int e = 0; e < W; ++e) {
                 if (!cell_writes(e)) continue;
                 const T v = from_arith<T>(u[row].v[e]);
-                // ---- EXERCISE 5 of 6: Neumann - the ghosts on the faces mirror the new state ----
+                cell[e] = v;
+                // ---- EXERCISE 6 of 7: Neumann - the ghosts on the faces mirror the new state ----
                 // TODO: under Neumann boundaries a cell next to a face also writes the
                 // ghost beyond it: cell[e - 1] for k = 1, cell[e + 1] for k = N-2,
                 // cell[e - N] and cell[e + N] for j = 1 and N-2, cell[e - plane] and
                 // cell[e + plane] for p = 1 and N-2.
-                (void)v;
                 // ---- END EXERCISE ----
             }
         }
@@ -198,33 +199,22 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             const Run above = edges[s - 1][before][y + 2][0][x];
             Run u[ROWS];
             for (int row = 0; row < ROWS; ++row) {
-                // Level s-1 neighbours: of plane p, down, up and front (plane p+1) for its sum;
-                // of plane p+1, west and east (from the next lanes at the ends) and back (plane p)
-                // to start that plane's sum.
+                // Level s-1 neighbours of plane p that its sum still lacks: down, up, and front (plane p+1).
                 Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
-                Run front = next[row], back = c[row], west, east;
-                const A left = __shfl_up_sync(0xffffffffu, next[row].v[W - 1], 1);  // cell k0-1, held by lane x-1
-                const A right = __shfl_down_sync(0xffffffffu, next[row].v[0], 1);   // cell k0+W, held by lane x+1
-                for (int e = 0; e < W; ++e) {
-                    west.v[e] = e == 0 ? left : next[row].v[e - 1];
-                    east.v[e] = e == W - 1 ? right : next[row].v[e + 1];
-                }
-                // ---- EXERCISE 2 of 6: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
+                Run front = next[row];
+                // ---- EXERCISE 2 of 7: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
                 // TODO: under Neumann boundaries the ghost beyond a face mirrors the state cell next
                 // to it, so for a cell on a face the neighbour across that face is the cell itself:
-                // down or up = c[row] when j0 + row = 1 or N-2, front = c[row] when p = N-2 (the
-                // sum of plane p); west.v[e] or east.v[e] = next[row].v[e] when k0 + e = 1 or N-2,
-                // back = next[row] when p + 1 = 1 (the first terms of plane p+1). Such cells lie
-                // only in tiles with j_face (rows in face_rows), k_face (cells in face_cells), and
-                // in the iterations with checked.value.
+                // down = c[row] when j0 + row = 1, up = c[row] when j0 + row = N-2, front = c[row]
+                // when p = N-2. Such rows lie only in tiles with j_face (the bits of face_rows), such
+                // planes only in the iterations with checked.value.
                 // ---- END EXERCISE ----
                 for (int e = 0; e < W; ++e) {
-                    // ---- EXERCISE 3 of 6: the step - cell e at level s, rounded as a single step rounds it; then plane p+1's first terms ----
+                    // ---- EXERCISE 3 of 7: the step - cell e at level s, rounded as a single step rounds it ----
                     // TODO: level s of cell e, stage 07's update of c[row].v[e] with the sum of its
                     // six neighbours: part[s - 1][row].v[e] (west + east + back, added an iteration
                     // ago) + front + down + up, in that order; plus source[...] when WithSource
-                    // (Jacobi) and state(p, row, e); rounded with stored<T>() as a single step
-                    // rounds it. Then start plane p+1's sum: part[s - 1][row].v[e] = west + east + back.
+                    // (Jacobi) and state(p, row, e); rounded with stored<T>() as a single step rounds it.
                     u[row].v[e] = c[row].v[e];
                     // ---- END EXERCISE ----
                 }
@@ -240,7 +230,21 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                     if (ghost_cells >> e & 1)
                         for (int row = 0; row < ROWS; ++row) u[row].v[e] = c[row].v[e];
             for (int row = 0; row < ROWS; ++row) {
-                // ---- EXERCISE 4 of 6: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
+                const A left = __shfl_up_sync(0xffffffffu, next[row].v[W - 1], 1);  // cell k0-1 of plane p+1, held by lane x-1
+                const A right = __shfl_down_sync(0xffffffffu, next[row].v[0], 1);   // cell k0+W, held by lane x+1
+                // ---- EXERCISE 4 of 7: the first terms of plane p+1's sum - its neighbours along k, then plane p ----
+                // TODO: start plane p+1's sum at level s: part[s - 1][row].v[e] = west + east + back,
+                // where west and east are cells k-1 and k+1 of next[row] (at the ends, left and right
+                // from the next lanes) and back is plane p, c[row]. Under Neumann boundaries the
+                // neighbour across a face is the cell itself, next[row].v[e]: west when k0 + e = 1,
+                // east when k0 + e = N-2 (only in tiles with k_face), back when p + 1 = 1 (only when
+                // checked.value).
+                (void)left;
+                (void)right;
+                // ---- END EXERCISE ----
+            }
+            for (int row = 0; row < ROWS; ++row) {
+                // ---- EXERCISE 5 of 7: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
                 // TODO: the queues move on. The plane level s-1 has just computed (next) becomes
                 // its current one (curr[s - 1]), and u, level s of plane p, is what level s+1
                 // computes from next.
@@ -364,7 +368,7 @@ Status launch_heat_step(const void* in, void* out, unsigned N, const HeatStep& s
 
 Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned steps, cudaStream_t s,
                  void** result) {
-    // ---- EXERCISE 6 of 6: the host loop - passes of S steps, then the rest one step at a time ----
+    // ---- EXERCISE 7 of 7: the host loop - passes of S steps, then the rest one step at a time ----
     // TODO: fused_schedule(steps, step.fused_steps) says how many passes of S steps
     // (launch_pass) and single steps (launch_heat_step) make `steps`. Run the passes, then the
     // single steps, each from one grid into the other, swapping the two after each; set *result

@@ -89,7 +89,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             for (int b = 0; b < 2; ++b)
                 for (int h = 0; h < 2; ++h) edges[s][b][y == 0 ? 0 : WARPS + 1][h][x] = Run{};
 
-    // ---- EXERCISE 1 of 6: the halo - this thread's cells, and which of them the block writes ----
+    // ---- EXERCISE 1 of 7: the halo - this thread's cells, and which of them the block writes ----
     const int tile_j = 1 + blockIdx.y * (TILE_Y - 2 * S) - S;        // the tile's first row
     const int tile_k = blockIdx.x * Tile::written - Tile::halo_left;  // and its first column
     const int j0 = tile_j + ROWS * y;  // this thread's first row
@@ -117,6 +117,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         ghost_cells |= unsigned(!cell_state(e)) << e;
         face_cells |= unsigned(k0 + e == 1 || k0 + e == N - 2) << e;
     }
+    // Away from the k faces, a thread writes all its W cells or none.
+    const bool lane_writes = col >= Tile::halo_left && col < Tile::halo_left + Tile::written;
 
     const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
     const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
@@ -138,18 +140,18 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
-            if (!k_face && vector) {  // all W cells or none, in one access
+            if (!neumann && !k_face && vector) {  // all W cells or none, in one access
+                if (!lane_writes) continue;
                 Cells<T, W> v;
                 for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
-                if (cell_writes(0)) store_cells<W>(cell, v);
-            } else {
-                for (int e = 0; e < W; ++e)
-                    if (cell_writes(e)) cell[e] = from_arith<T>(u[row].v[e]);
+                store_cells<W>(cell, v);
+                continue;
             }
             for (int e = 0; e < W; ++e) {
                 if (!cell_writes(e)) continue;
                 const T v = from_arith<T>(u[row].v[e]);
-                // ---- EXERCISE 5 of 6: Neumann - the ghosts on the faces mirror the new state ----
+                cell[e] = v;
+                // ---- EXERCISE 6 of 7: Neumann - the ghosts on the faces mirror the new state ----
                 if (neumann) {
                     const int k = k0 + e, j = j0 + row;
                     if (k == 1) cell[e - 1] = v;
@@ -192,37 +194,22 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             const Run above = edges[s - 1][before][y + 2][0][x];
             Run u[ROWS];
             for (int row = 0; row < ROWS; ++row) {
-                // Level s-1 neighbours: of plane p, down, up and front (plane p+1) for its sum;
-                // of plane p+1, west and east (from the next lanes at the ends) and back (plane p)
-                // to start that plane's sum.
+                // Level s-1 neighbours of plane p that its sum still lacks: down, up, and front (plane p+1).
                 Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
-                Run front = next[row], back = c[row], west, east;
-                const A left = __shfl_up_sync(0xffffffffu, next[row].v[W - 1], 1);  // cell k0-1, held by lane x-1
-                const A right = __shfl_down_sync(0xffffffffu, next[row].v[0], 1);   // cell k0+W, held by lane x+1
-                for (int e = 0; e < W; ++e) {
-                    west.v[e] = e == 0 ? left : next[row].v[e - 1];
-                    east.v[e] = e == W - 1 ? right : next[row].v[e + 1];
-                }
-                // ---- EXERCISE 2 of 6: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
+                Run front = next[row];
+                // ---- EXERCISE 2 of 7: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
                 if (neumann && j_face && (face_rows >> row & 1)) {
                     if (j0 + row == 1) down = c[row];
                     if (j0 + row == N - 2) up = c[row];
                 }
-                if (neumann && k_face && face_cells)
-                    for (int e = 0; e < W; ++e) {
-                        if (k0 + e == 1) west.v[e] = next[row].v[e];
-                        if (k0 + e == N - 2) east.v[e] = next[row].v[e];
-                    }
                 if (neumann && checked.value && p == N - 2) front = c[row];
-                if (neumann && checked.value && p + 1 == 1) back = next[row];
                 // ---- END EXERCISE ----
                 for (int e = 0; e < W; ++e) {
-                    // ---- EXERCISE 3 of 6: the step - cell e at level s, rounded as a single step rounds it; then plane p+1's first terms ----
+                    // ---- EXERCISE 3 of 7: the step - cell e at level s, rounded as a single step rounds it ----
                     const A sum = part[s - 1][row].v[e] + front.v[e] + down.v[e] + up.v[e];
                     A v = c[row].v[e] + r * (sum - A(6) * c[row].v[e]);
                     if (WithSource && state(p, row, e)) v += to_arith(source[p * plane + corner + row * N + e]);
                     u[row].v[e] = stored<T>(v);
-                    part[s - 1][row].v[e] = west.v[e] + east.v[e] + back.v[e];
                     // ---- END EXERCISE ----
                 }
             }
@@ -237,7 +224,25 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                     if (ghost_cells >> e & 1)
                         for (int row = 0; row < ROWS; ++row) u[row].v[e] = c[row].v[e];
             for (int row = 0; row < ROWS; ++row) {
-                // ---- EXERCISE 4 of 6: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
+                const A left = __shfl_up_sync(0xffffffffu, next[row].v[W - 1], 1);  // cell k0-1 of plane p+1, held by lane x-1
+                const A right = __shfl_down_sync(0xffffffffu, next[row].v[0], 1);   // cell k0+W, held by lane x+1
+                // ---- EXERCISE 4 of 7: the first terms of plane p+1's sum - its neighbours along k, then plane p ----
+                Run west, east, back = c[row];
+                for (int e = 0; e < W; ++e) {
+                    west.v[e] = e == 0 ? left : next[row].v[e - 1];
+                    east.v[e] = e == W - 1 ? right : next[row].v[e + 1];
+                }
+                if (neumann && k_face && face_cells)  // the mirror ghosts, as in exercise 2
+                    for (int e = 0; e < W; ++e) {
+                        if (k0 + e == 1) west.v[e] = next[row].v[e];
+                        if (k0 + e == N - 2) east.v[e] = next[row].v[e];
+                    }
+                if (neumann && checked.value && p + 1 == 1) back = next[row];
+                for (int e = 0; e < W; ++e) part[s - 1][row].v[e] = west.v[e] + east.v[e] + back.v[e];
+                // ---- END EXERCISE ----
+            }
+            for (int row = 0; row < ROWS; ++row) {
+                // ---- EXERCISE 5 of 7: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
                 curr[s - 1][row] = next[row];
                 next[row] = u[row];
                 // ---- END EXERCISE ----
@@ -360,7 +365,7 @@ Status launch_heat_step(const void* in, void* out, unsigned N, const HeatStep& s
 
 Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned steps, cudaStream_t s,
                  void** result) {
-    // ---- EXERCISE 6 of 6: the host loop - passes of S steps, then the rest one step at a time ----
+    // ---- EXERCISE 7 of 7: the host loop - passes of S steps, then the rest one step at a time ----
     const FusedSchedule schedule = fused_schedule(steps, step.fused_steps);
     void* in = a;
     void* out = b;
