@@ -72,8 +72,9 @@ def environment(root):
     dirty = command_output(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        # A copy of the tree without .git (e.g. on a remote GPU machine) can name its commit here.
-        "commit": (commit + ("+changes" if dirty else "")) or os.environ.get("STENCIL_COMMIT", "unknown"),
+        # A copy of the tree whose .git is missing or older than the tree (e.g. on a remote GPU
+        # machine) names its commit in STENCIL_COMMIT, which wins over what git says.
+        "commit": os.environ.get("STENCIL_COMMIT") or (commit + ("+changes" if dirty else "")) or "unknown",
         "nvcc": nvcc.group(1) if nvcc else "unknown",
         "driver": driver[0] if driver else "unknown",
     }

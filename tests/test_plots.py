@@ -570,6 +570,22 @@ def bench_tests():
     from bench import BenchStopped
 
     @test
+    def stencil_commit_names_the_commit():
+        # A copy whose .git is stale names its commit; without the variable, git's answer stands.
+        from bench import environment
+        root = Path(__file__).resolve().parent.parent
+        saved = os.environ.pop("STENCIL_COMMIT", None)
+        try:
+            os.environ["STENCIL_COMMIT"] = "abc1234"
+            assert environment(root)["commit"] == "abc1234"
+            del os.environ["STENCIL_COMMIT"]
+            assert environment(root)["commit"] != "abc1234"
+        finally:
+            os.environ.pop("STENCIL_COMMIT", None)
+            if saved is not None:
+                os.environ["STENCIL_COMMIT"] = saved
+
+    @test
     def heat_bench_measures_every_part():
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
