@@ -177,7 +177,9 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
 
     // Iteration t takes plane t from DRAM, and level s computes plane t - s: a wavefront along i.
     // `checked`: a level's plane is a ghost or on a face (0, 1, N-2 or N-1), or plane t+1 is
-    // outside the grid; only the first and last few iterations test for those.
+    // outside the grid; only the first and last few iterations test for those. In the first S
+    // iterations the levels also compute planes before `start`, from zeros and from rows not yet
+    // written: no cell the block writes depends on those.
     auto iteration = [&](int t, auto checked) {
         const int now = t % 2, before = 1 - now;
         Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
