@@ -12,7 +12,8 @@ What it runs (float, Dirichlet, 100 steps, each record checked like every run):
     weak     the same cells per GPU: N = 512 on one GPU, N with (N-2)^3 = g * 510^3 on g GPUs:
              the efficiency t(1) / t(g)
     overlap  every record times the loop with the exchange beside the interior and after it
-    big      N = 2600 on all G GPUs (140 GB in float: two H200s), when G >= 2; --big 0 skips it
+    big      N = 2600 on all G GPUs (140 GB in float: two H200s), when G >= 2; --big 0 skips it;
+             a quarter of the repetitions (at least 3), since each runs for seconds
 `python3 course.py bench` runs `measure` when stage 09 is built and the machine has two or more
 GPUs. The schema (validate) is checked by tests/test_many_gpus_plot.py on a fixture.
 """
@@ -45,8 +46,14 @@ def jobs(gpus, reps, big=BIG_N):
     out += [("weak", g, ["--n", str(weak_size(g))]) for g in range(1, gpus + 1)]
     if gpus >= 2 and big:
         out.append(("big", gpus, ["--n", str(big)]))
-    common = ["--steps", str(STEPS), "--reps", str(reps), "--warmup", "2", "--bc", "dirichlet", "--precision", "float"]
-    return [(kind, g, ["--gpus", str(g), *opts, *common]) for kind, g, opts in out]
+    common = ["--steps", str(STEPS), "--warmup", "2", "--bc", "dirichlet", "--precision", "float"]
+    return [(kind, g, ["--gpus", str(g), *opts, "--reps", str(big_reps(reps) if kind == "big" else reps), *common])
+            for kind, g, opts in out]
+
+
+def big_reps(reps):
+    """The big size's loop of STEPS steps takes seconds, so its median needs fewer repetitions."""
+    return max(3, reps // 4)
 
 
 def measure(program, gpus, reps, say=print, big=BIG_N):

@@ -25,8 +25,9 @@ doc = m.validate(json.loads((ROOT / "tests" / "fixtures" / "many_gpus.json").rea
 # The jobs: strong scaling at N = 1024 on 1..G GPUs, weak scaling at equal cells per GPU, the big size.
 jobs = m.jobs(2, 7)
 check([(k, g) for k, g, _ in jobs] == [("strong", 1), ("strong", 2), ("weak", 1), ("weak", 2), ("big", 2)], "job list")
-check(all(o[:2] == ["--gpus", str(g)] and "--reps" in o and o[o.index("--reps") + 1] == "7" for _, g, o in jobs),
-      "each job names its GPU count and reps")
+check(all(o[:2] == ["--gpus", str(g)] and "--reps" in o and o[o.index("--reps") + 1] == ("3" if k == "big" else "7")
+          for k, g, o in jobs), "each job names its GPU count and reps (the big size's at least 3, a quarter)")
+check(m.big_reps(20) == 5 and m.big_reps(4) == 3, "the big size runs a quarter of the repetitions, at least 3")
 check([k for k, _, _ in m.jobs(1, 7)] == ["strong", "weak"], "one GPU: no size that needs two")
 check(m.weak_size(1) == 512 and m.weak_size(2) == 645 and m.weak_size(8) == 1022, f"weak sizes {m.weak_size(2)}")
 check(abs((m.weak_size(2) - 2) ** 3 / 510 ** 3 - 2) < 0.01, "weak size doubles the cells")
