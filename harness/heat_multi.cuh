@@ -430,8 +430,13 @@ void rank_run(Group& g, int device, ncclComm_t comm, const HeatOptions& h, const
     }
     RankState st(sr, buffer_bytes);
     SlabRank& r = st.r;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&r.compute, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&r.exchange, cudaStreamNonBlocking));
+    // The exchange stream has the GPU's highest priority: NCCL's send and receive run as a small
+    // kernel, and without priority its blocks would wait until the interior kernel, which fills
+    // every SM many times over, had started its last block; the overlap would then be lost.
+    int least_priority = 0, greatest_priority = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&r.compute, cudaStreamNonBlocking, least_priority));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&r.exchange, cudaStreamNonBlocking, greatest_priority));
     CUDA_CHECK(cudaEventCreateWithFlags(&r.boundary_done, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreateWithFlags(&r.ghosts_done, cudaEventDisableTiming));
     struct Cleanup {

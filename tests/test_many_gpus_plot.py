@@ -29,14 +29,15 @@ check(all(o[:2] == ["--gpus", str(g)] and "--reps" in o and o[o.index("--reps") 
           for k, g, o in jobs), "each job names its GPU count and reps (the big size's at least 3, a quarter)")
 check(m.big_reps(20) == 5 and m.big_reps(4) == 3, "the big size runs a quarter of the repetitions, at least 3")
 check([k for k, _, _ in m.jobs(1, 7)] == ["strong", "weak"], "one GPU: no size that needs two")
-check(m.weak_size(1) == 512 and m.weak_size(2) == 645 and m.weak_size(8) == 1022, f"weak sizes {m.weak_size(2)}")
-check(abs((m.weak_size(2) - 2) ** 3 / 510 ** 3 - 2) < 0.01, "weak size doubles the cells")
+check([m.weak_size(g) for g in (1, 2, 4, 8)] == [512, 644, 812, 1020], f"weak sizes {[m.weak_size(g) for g in (1, 2, 4, 8)]}")
+check(all(m.weak_size(g) % 4 == 0 and abs((m.weak_size(g) - 2) ** 3 / 510 ** 3 / g - 1) < 0.01 for g in range(1, 9)),
+      "weak sizes are multiples of 4 within 1% of g times the cells")
 
 # The arithmetic: speed-up t(1)/t(g) over passing runs only; efficiency likewise.
 speed = m.strong_speedup(doc)
 check(set(speed) == {1, 2} and abs(speed[2] - 2000 / 1025) < 1e-12, f"strong speed-up {speed}")
 eff = m.weak_efficiency(doc)
-check(abs(eff[2] - 250 / 262) < 1e-12, f"weak efficiency {eff}")
+check(abs(eff[2] - (643 ** 3 / 2 / 262) / (510 ** 3 / 250)) < 1e-12 and eff[1] == 1, f"weak efficiency {eff}")
 check(2 in m.series(doc, "big"), "the big run")
 
 # The schema rejects what the figure could not use.
