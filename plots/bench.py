@@ -2,7 +2,9 @@
 
 Run through `python3 course.py bench [--n 128,256,512] [--reps 50] [--no-ncu] [--no-alternatives]
 [--no-heat]`, or `python3 course.py bench --sweep [--reps 20]` for stages 02 and 06 at every N from
-64 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json).
+64 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json), or
+`python3 course.py bench --only-08` to measure stage 08 against stage 07 again (a few minutes, not
+ten) into this GPU's results file, keeping the rest; that part then names its own date and commit.
 Without a GPU it says so and draws the figures from the shipped results in plots/results/.
 One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
 plots/figures/<gpu>/."""
@@ -103,7 +105,8 @@ def draw_shipped(why, folder=RESULTS, load=load_results, draw_one=None):
     results, or with load and draw_one the sweep's), each into FIGURES/<file's stem>."""
     draw_one = draw_one or draw
     say(f"No GPU here: {why}.")
-    files = sorted(folder.glob("*.json"))
+    import many_gpus
+    files = sorted(f for f in folder.glob("*.json") if not f.name.startswith(many_gpus.PREFIX))
     if not files:
         say(f"There are no shipped results in {folder.relative_to(HERE.parent)}/ to draw either.")
         return 1
@@ -118,6 +121,22 @@ def draw_shipped(why, folder=RESULTS, load=load_results, draw_one=None):
             continue
         say(f"  {f.relative_to(HERE.parent)} ({doc['gpu']}, {doc['date']})")
         status |= draw_one(doc, f.stem)
+    return status
+
+
+def draw_shipped_many_gpus():
+    """Without a GPU: stage 09's scaling figure from each shipped many_gpus-<gpu>.json."""
+    import many_gpus as m
+    status = 0
+    for f in sorted(RESULTS.glob(f"{m.PREFIX}*.json")):
+        try:
+            doc = m.validate(json.loads(f.read_text()))
+        except (OSError, ValueError, m.ManyGpusError) as e:
+            say(f"  skipping {f.relative_to(HERE.parent)}: {e}")
+            status = 1
+            continue
+        path = m.draw(doc, FIGURES / slug(doc["gpu"]))
+        say(f"  {f.relative_to(HERE.parent)} ({doc['gpu']} x{doc['gpus']}, {doc['date']}): {path.relative_to(HERE.parent)}")
     return status
 
 
@@ -192,6 +211,8 @@ def main(root, build, stages, exercise_state, argv):
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
     ap.add_argument("--no-heat", action="store_true", help="skip stages 07 and 08 (the heat equation, temporal blocking)")
     ap.add_argument("--no-many-gpus", action="store_true", help="skip stage 09's scaling over the GPUs")
+    ap.add_argument("--only-08", action="store_true",
+                    help="only stage 08 against stage 07, replacing that part of this GPU's results file")
     a = ap.parse_args(argv)
     if a.reps is not None and not 1 <= a.reps <= 100000:
         ap.error(f"--reps must be between 1 and 100000, got {a.reps}")
@@ -208,13 +229,15 @@ def main(root, build, stages, exercise_state, argv):
             say(f"bench --sweep: {e}")
             return 1
     a.reps = a.reps or 50
+    if a.only_08:
+        return only_fused(root, build, a.reps)
     if not re.fullmatch(r"\d+(,\d+)*", a.n):
         ap.error(f"--n expects sizes like 128,256,512, got '{a.n}'")
     sizes = [int(x) for x in a.n.split(",")]
 
     present, why = gpu_present(build)
     if not present:
-        return draw_shipped(why)
+        return draw_shipped(why) | draw_shipped_many_gpus()
 
     # The one-sweep 3D stages: not 01 (the 1D study), nor 07 onward (the heat equation, below).
     stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists()
@@ -303,6 +326,44 @@ def main(root, build, stages, exercise_state, argv):
     return status
 
 
+def only_fused(root, build, reps):
+    """Stage 08 against stage 07 again, put into this GPU's results file in place of the old part;
+    the part records its own date and commit (heat.fused_run), which its figure shows."""
+    programs = [build / f"stage_{HEAT_STAGE}_solution", build / "stage_08_temporal_blocking_solution"]
+    present, why = gpu_present(build)
+    if not present:
+        say(f"bench --only-08: {why}")
+        return 1
+    from heat_bench import measure_fused
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            fused = measure_fused(*programs, reps, Path(tmp))
+    except BenchStopped as e:
+        say(str(e))
+        return 1
+    if not fused:
+        say("bench --only-08: no run produced a record")
+        return 1
+    path = RESULTS / f"{slug(fused[0]['device'])}.json"
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    try:
+        doc = load_results(path)
+    except (OSError, ValueError, ResultsError) as e:
+        say(f"bench --only-08: {shown} cannot take the new part ({e}): run the whole bench first")
+        return 1
+    if not doc.get("heat"):
+        say(f"bench --only-08: {shown} has no heat-equation part: run the whole bench first")
+        return 1
+    doc["heat"]["fused"] = fused
+    doc["heat"]["fused_run"] = environment(root)
+    validate(doc)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    say(f"\nwrote {shown} (stage 08's part)")
+    from heat_bench import summary as heat_summary
+    heat_summary(doc["heat"])
+    return draw(doc, slug(doc["gpu"]))
+
+
 def many_gpus(root, build, reps):
     """Stage 09's scaling (plots/many_gpus.py) where two or more GPUs are present."""
     program = build / "stage_09_many_gpus_solution"
@@ -322,7 +383,7 @@ def many_gpus(root, build, reps):
         return 1
     doc.update({k: v for k, v in environment(root).items() if k in ("date", "commit", "nvcc", "driver")})
     m.validate(doc)
-    path = RESULTS / f"many_gpus-{slug(doc['gpu'])}.json"
+    path = RESULTS / f"{m.PREFIX}{slug(doc['gpu'])}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     say(f"wrote {path.relative_to(root)}")
     m.summary(doc, say)

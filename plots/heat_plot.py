@@ -304,7 +304,7 @@ def draw_fused(doc, path):
         ax.legend(loc="upper left", fontsize=8.5, frameon=True, framealpha=0.95)
     axes[0][0].set_ylabel("G cell-updates per second  (higher is better)")
     fig.suptitle("Temporal blocking (stage 08): cell-updates per second against S, under the roofs\n"
-                 + _subtitle(doc), fontsize=13, fontweight="bold")
+                 + _subtitle({**doc, **(doc["heat"].get("fused_run") or {})}), fontsize=13, fontweight="bold")
     return _save(fig, path, doc, "temporal blocking: cell-updates/s against S")
 
 

@@ -29,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 SCHEMA = "many_gpus/1"
 STRONG_N, WEAK_N, BIG_N, STEPS = 1024, 512, 2600, 100
 FIGURE = "scaling.png"
+PREFIX = "many_gpus-"  # results/many_gpus-<gpu>.json, beside the main results files
 
 
 class ManyGpusError(Exception):
@@ -231,7 +232,7 @@ def main(argv=None):
     env = environment(HERE.parent)
     doc.update(date=env["date"], commit=env["commit"], nvcc=env["nvcc"], driver=env["driver"])
     validate(doc)
-    path = HERE / "results" / f"many_gpus-{slug(doc['gpu'])}.json"
+    path = HERE / "results" / f"{PREFIX}{slug(doc['gpu'])}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {path}")
     summary(doc)

@@ -26,7 +26,8 @@ What is checked, beyond types:
   (bc, precision, n) in runs and accuracy, per n in overhead, per (precision, n) in jacobi. Its
   optional list fused (stage 08 against stage 07) holds timed records with fused_steps, a tile
   (null or [rows, columns]) and the model's DRAM bytes per update for it (model_bytes_per_update,
-  null without tiles), at most one per (stage, fused_steps, n).
+  null without tiles), at most one per (stage, fused_steps, n); and fused_run (date, commit, nvcc,
+  driver), where `bench --only-08` measured that part after the rest.
 
 The sweep (`course.py bench --sweep`) has a file of its own, "schema": "pmpp-stencil-sweep/1",
 in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the same way.
@@ -452,6 +453,10 @@ def _heat(h):
         if r["steps"] < 1:
             raise ResultsError(f"{where}.steps is 0, expected a loop of steps")
     _unique(fused, "fused", ("stage", "fused_steps", "n"))
+    run = _object(h, "fused_run", w, required=False)  # when `bench --only-08` measured fused later
+    if run is not None:
+        for key in ("date", "commit", "nvcc", "driver"):
+            _string(run, key, "heat.fused_run.")
 
 
 def validate(doc):

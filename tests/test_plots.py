@@ -336,12 +336,17 @@ def _fused_negative_model(d):
     return "heat.fused[3].model_bytes_per_update is -1, expected a number > 0"
 
 
+def _fused_run_bad_commit(d):
+    d["heat"]["fused_run"] = {"date": "2026-11-23T19:00:00Z", "commit": 5, "nvcc": "13.0.88", "driver": "580"}
+    return "heat.fused_run.commit is"
+
+
 def _fused_without_loop(d):
     del d["heat"]["fused"][7]["loop_ms"]
     return "heat.fused[7].loop_ms is missing"
 
 
-HEAT_MUTATIONS = [_fused_zero_steps_per_pass, _fused_bad_tile, _fused_duplicate, _fused_without_loop,
+HEAT_MUTATIONS = [_fused_run_bad_commit, _fused_zero_steps_per_pass, _fused_bad_tile, _fused_duplicate, _fused_without_loop,
                   _fused_negative_model,
                   _heat_drop_rate, _heat_bad_bc, _heat_bad_precision, _heat_text_error, _heat_negative_error,
                   _heat_no_h, _heat_no_graph, _heat_no_loop, _heat_step_stats, _heat_duplicate_run,
@@ -559,9 +564,13 @@ def schema_tests():
 
     @test
     def shipped_results_validate():
+        import many_gpus
         shipped = sorted((PLOTS / "results").glob("*.json")) if (PLOTS / "results").is_dir() else []
         for path in shipped:
-            load_results(path)
+            if path.name.startswith(many_gpus.PREFIX):  # stage 09's scaling: its own schema
+                many_gpus.validate(json.loads(path.read_text()))
+            else:
+                load_results(path)
         print(f"      ({len(shipped)} shipped results file(s) in plots/results/)")
 
 
@@ -584,6 +593,34 @@ def bench_tests():
             os.environ.pop("STENCIL_COMMIT", None)
             if saved is not None:
                 os.environ["STENCIL_COMMIT"] = saved
+
+    @test
+    def only_08_replaces_that_part_and_names_its_run():
+        import bench
+        doc = fixture()
+        fresh = copy.deepcopy(doc["heat"]["fused"])
+        fresh[0]["copy_gbps"] *= 1.01
+        saved = (bench.RESULTS, bench.gpu_present, heat_bench.measure_fused, bench.draw)
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                bench.RESULTS = Path(tmp)
+                bench.gpu_present = lambda build: (True, "")
+                heat_bench.measure_fused = lambda p07, p08, reps, folder: copy.deepcopy(fresh)
+                bench.draw = lambda d, name: 0
+                path = Path(tmp) / f"{bench.slug(fresh[0]['device'])}.json"
+                code, printed = quietly(bench.only_fused, PLOTS.parent, Path(tmp), 7)
+                assert code == 1 and "run the whole bench first" in printed, printed
+                path.write_text(json.dumps(doc))
+                code, printed = quietly(bench.only_fused, PLOTS.parent, Path(tmp), 7)
+                assert code == 0, printed
+                after = json.loads(path.read_text())
+            finally:
+                bench.RESULTS, bench.gpu_present, heat_bench.measure_fused, bench.draw = saved
+        assert after["heat"]["fused"] == fresh, "the stage 08 part is the new one"
+        assert {k: v for k, v in after.items() if k != "heat"} == {k: v for k, v in doc.items() if k != "heat"}
+        assert after["heat"]["runs"] == doc["heat"]["runs"], "the rest is kept"
+        assert set(after["heat"]["fused_run"]) == {"date", "commit", "nvcc", "driver"}
+        validate(after)
 
     @test
     def heat_bench_measures_every_part():
