@@ -12,36 +12,42 @@
 // (plots/roofline_steps.py tries other values with nvcc -DTRY_BLOCK_X=... and so on.)
 #ifndef TRY_BLOCK_X
 #define TRY_BLOCK_X 32
-#define TRY_BLOCK_Y 8
+#define TRY_BLOCK_Y 4
 #define TRY_Z_CHUNK 4
 #endif
-#ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK does not pay (see planes_per_thread)
+#ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK would outgrow the L2 (see planes_per_thread)
 #define TRY_SMALL_Z 2
 #endif
 #ifndef TRY_ROW_ALIGN  // floats: where the unaligned kernel starts each row's first float4
 #define TRY_ROW_ALIGN 4
 #endif
-#ifndef TRY_MIN_BLOCKS  // the unaligned kernel's __launch_bounds__ minimum of blocks per SM: 6 caps it at
-#define TRY_MIN_BLOCKS 6  // 40 registers, as many as the aligned kernel takes, so both run 6 blocks per SM
+#ifndef TRY_MIN_BLOCKS  // the unaligned kernel's __launch_bounds__ minimum of blocks per SM: 1536 threads cap it
+#define TRY_MIN_BLOCKS (1536 / (TRY_BLOCK_X * TRY_BLOCK_Y))  // at 40 registers, as many as the aligned kernel takes
 #endif
 constexpr unsigned BLOCK_X = TRY_BLOCK_X;  // threads along k: a warp covers 128 cells = 512 contiguous bytes
 constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;  // planes per thread: short chunks make many blocks, so many loads in flight
-constexpr unsigned SMALL_Z = TRY_SMALL_Z;  // a shorter chunk: small N, and large N (see planes_per_thread)
+constexpr unsigned SMALL_Z = TRY_SMALL_Z;  // a shorter chunk for large N (see planes_per_thread)
 constexpr unsigned ROW_ALIGN = TRY_ROW_ALIGN;
 constexpr unsigned FULL = 0xffffffffu;     // every lane of the warp takes part in a shuffle
 
 __device__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 
-// Writes the interior cells among k, k+1, k+2, k+3: one 16-byte store when all four are interior.
-__device__ void store_interior(float* out, float4 r, int k, unsigned int N) {
-    if (k >= 1 && k + 3 <= int(N) - 2) {
+// Writes the cells k..k+3 that lie in this row: the interior ones get the stencil r, the row's two
+// boundary cells (k = 0 and N-1) their own value from `self` (the input there), which the output
+// already holds. So every 32-byte sector of an interior row is written whole, and the L2 never has
+// to read a sector from DRAM to complete a partly written one. One 16-byte store when all four
+// cells lie in the row.
+__device__ void store_row(float* out, float4 r, float4 self, int k, unsigned int N) {
+    if (k == 0) r.x = self.x;
+    if (k + 3 == int(N) - 1) r.w = self.w;
+    if (k >= 0 && k + 3 <= int(N) - 1) {
         *reinterpret_cast<float4*>(out) = r;
         return;
     }
-    const float v[4] = {r.x, r.y, r.z, r.w};
+    const float v[4] = {r.x, r.y, r.z, r.w}, own[4] = {self.x, self.y, self.z, self.w};
     for (int e = 0; e < 4; ++e)
-        if (k + e >= 1 && k + e <= int(N) - 2) out[e] = v[e];
+        if (k + e >= 0 && k + e <= int(N) - 1) out[e] = k + e == 0 || k + e == int(N) - 1 ? own[e] : v[e];
 }
 
 // Needs N % 4 == 0, so that every row starts on a 16-byte boundary.
@@ -75,7 +81,7 @@ stencil_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned i
         float4 r = zero;
         (void)lane;
         // ---- END EXERCISE ----
-        if (active) store_interior(out + at, r, int(k), N);
+        if (active) store_row(out + at, r, inCurr, int(k), N);
         inPrev = inCurr;
         inCurr = inNext;
     }
@@ -140,14 +146,13 @@ stencil_kernel_unaligned(const float* __restrict__ in, float* __restrict__ out, 
         r.y = c.c0 * curr.y + c.c1 * curr.x + c.c2 * curr.z + c.c3 * down.y + c.c4 * up.y + c.c5 * prev.y + c.c6 * next.y;
         r.z = c.c0 * curr.z + c.c1 * curr.y + c.c2 * curr.w + c.c3 * down.z + c.c4 * up.z + c.c5 * prev.z + c.c6 * next.z;
         r.w = c.c0 * curr.w + c.c1 * curr.z + c.c2 * right  + c.c3 * down.w + c.c4 * up.w + c.c5 * prev.w + c.c6 * next.w;
-        if (active) store_interior(out + at, r, k, N);
+        if (inRow) store_row(out + at, r, curr, k, N);
     }
 }
 
-// Planes per thread. Below N = 384, Z_CHUNK would leave too few blocks to fill the GPU evenly.
-// Blocks start chunk by chunk along i (blockIdx.z varies slowest), so the next chunk's blocks
-// read a chunk's last planes again after about one chunk of traffic, Z·N² floats read and as
-// many written. Once that outgrows half the L2 (N > 905 on an H100), those planes come from DRAM
+// Planes per thread. Blocks start chunk by chunk along i (blockIdx.z varies slowest), so the
+// next chunk's blocks read a chunk's last planes again after about one chunk of traffic, Z·N²
+// floats read and as many written. Once that outgrows half the L2 (N > 905 on an H100), those planes come from DRAM
 // twice: a shorter chunk keeps them in L2.
 unsigned planes_per_thread(unsigned N) {
     static const size_t l2_bytes = [] {
@@ -157,7 +162,7 @@ unsigned planes_per_thread(unsigned N) {
         return size_t(bytes);
     }();
     const size_t chunk_bytes = size_t(Z_CHUNK) * N * N * 2 * sizeof(float);
-    return N >= 384 && chunk_bytes <= l2_bytes / 2 ? Z_CHUNK : SMALL_Z;
+    return chunk_bytes <= l2_bytes / 2 ? Z_CHUNK : SMALL_Z;
 }
 
 Status launch_stencil(const float* in, float* out, unsigned N, const Coefficients& c, cudaStream_t s) {
