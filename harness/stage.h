@@ -24,7 +24,9 @@ struct StageInfo {
 extern const StageInfo kStage;
 
 // Sweeps the interior of the N×N×N grid `in` into `out` on stream `s`; boundary cells of
-// `out` are left untouched. Returns the launch's error (cudaGetLastError()).
+// `out` keep their values, which the harness makes equal to `in`'s (a stage may write one with
+// that same value, as stage 06 does to write whole sectors). Returns the launch's error
+// (cudaGetLastError()).
 Status launch_stencil(const float* in, float* out, unsigned N, const Coefficients& c, cudaStream_t s);
 
 #include "exercise.h"
