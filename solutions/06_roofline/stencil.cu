@@ -19,8 +19,8 @@
 #ifndef TRY_ROW_ALIGN  // floats: where the unaligned kernel starts each row's first float4
 #define TRY_ROW_ALIGN 4
 #endif
-#ifndef TRY_MIN_BLOCKS  // the unaligned kernel's __launch_bounds__ minimum of blocks per SM: 1536 threads cap it
-#define TRY_MIN_BLOCKS (1536 / (TRY_BLOCK_X * TRY_BLOCK_Y))  // at 40 registers, as many as the aligned kernel takes
+#ifndef TRY_MIN_BLOCKS  // the unaligned kernel's __launch_bounds__ minimum of blocks per SM: as many
+#define TRY_MIN_BLOCKS (1536 / (TRY_BLOCK_X * TRY_BLOCK_Y))  // as 1536 threads, which caps it at 40 registers
 #endif
 constexpr unsigned BLOCK_X = TRY_BLOCK_X;  // threads along k: a warp covers 128 cells = 512 contiguous bytes
 constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
@@ -153,8 +153,8 @@ stencil_kernel_unaligned(const float* __restrict__ in, float* __restrict__ out, 
 
 // Planes per thread. Blocks start chunk by chunk along i (blockIdx.z varies slowest), so the
 // next chunk's blocks read a chunk's last planes again after about one chunk of traffic, Z·N²
-// floats read and as many written. Once that outgrows half the L2 (N > 905 on an H100), those planes come from DRAM
-// twice: a shorter chunk keeps them in L2.
+// floats read and as many written. Once that outgrows half the L2 (N > 905 on an H100), those
+// planes come from DRAM twice: a shorter chunk keeps them in L2.
 unsigned planes_per_thread(unsigned N) {
     static const size_t l2_bytes = [] {
         int device = 0, bytes = 0;
