@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "check.h"
-#include "checker.h"
-#include "grid.h"
-#include "reference.h"
+#include "sweep/checker.h"
+#include "common/grid.h"
+#include "sweep/reference.h"
 
 namespace {
 const unsigned N = 20;

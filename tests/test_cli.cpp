@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "check.h"
-#include "cli.h"
+#include "common/cli.h"
 
 namespace {
 std::string parse(std::vector<const char*> args, Options& o) {

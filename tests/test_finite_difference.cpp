@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "check.h"
-#include "finite_difference.h"
+#include "fd1d/finite_difference.h"
 
 namespace {
 

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "check.h"
-#include "grid.h"
-#include "heat.h"
-#include "heat_check.h"
-#include "heat_cli.h"
+#include "common/grid.h"
+#include "heat/heat.h"
+#include "heat/check.h"
+#include "heat/cli.h"
 
 namespace {
 const Boundary kAll[] = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Periodic};

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "check.h"
-#include "model.h"
+#include "sweep/model.h"
 
 namespace {
 bool near(double x, double y) { return std::fabs(x - y) < 0.005; }

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "check.h"
-#include "grid.h"
-#include "reference.h"
+#include "common/grid.h"
+#include "sweep/reference.h"
 
 int main() {
     const unsigned N = 9;

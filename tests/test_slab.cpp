@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "check.h"
-#include "grid.h"
-#include "heat.h"
-#include "heat_slab.h"
+#include "common/grid.h"
+#include "heat/heat.h"
+#include "slab/slab.h"
 
 namespace {
 const Boundary kAll[] = {Boundary::Dirichlet, Boundary::Neumann, Boundary::Periodic};

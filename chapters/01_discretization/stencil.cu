@@ -2,7 +2,7 @@
 // Lesson: chapters/01_discretization/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
-#include "stage1d.h"
+#include "fd1d/stage.h"
 
 constexpr unsigned BLOCK_SIZE = 256;
 

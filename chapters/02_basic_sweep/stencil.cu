@@ -2,7 +2,7 @@
 // Lesson: chapters/02_basic_sweep/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
-#include "stage.h"
+#include "sweep/stage.h"
 
 // 32 threads along k, the index that is contiguous in memory, so that each warp reads and
 // writes 128 consecutive bytes; 32 × 4 × 2 = 256 threads per block.

@@ -2,7 +2,7 @@
 // Lesson: chapters/03_shared_tiling/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
-#include "stage.h"
+#include "sweep/stage.h"
 
 // One block per input tile of IN_TILE_DIM³ cells: every thread loads one input cell; the
 // threads of the inner OUT_TILE_DIM³ cube also compute one output each.

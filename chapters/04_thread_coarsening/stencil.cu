@@ -2,7 +2,7 @@
 // Lesson: chapters/04_thread_coarsening/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
-#include "stage.h"
+#include "sweep/stage.h"
 
 // A block of IN_TILE_DIM × IN_TILE_DIM threads walks OUT_TILE_DIM output planes along i,
 // keeping three input planes (previous, current, next) in shared memory.

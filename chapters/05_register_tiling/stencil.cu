@@ -2,7 +2,7 @@
 // Lesson: chapters/05_register_tiling/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
-#include "stage.h"
+#include "sweep/stage.h"
 
 // As stage 04, but only the current plane is shared: each thread keeps its own previous and
 // next z-neighbours in registers, since no other thread reads them.

@@ -2,8 +2,8 @@
 // Lesson: chapters/06_roofline/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
-#include "cuda_check.h"
-#include "stage.h"
+#include "common/cuda_check.h"
+#include "sweep/stage.h"
 
 // Each thread owns four neighbouring cells along k and walks zChunk planes along i. Its i-1
 // and i+1 values stay in registers (as in stage 05); every load is 16 bytes wide (a float4),

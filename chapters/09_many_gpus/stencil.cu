@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "cells.cuh"
-#include "heat_slab_stage.h"
+#include "heat/cells.cuh"
+#include "slab/stage.h"
 
 // A thread owns W neighbouring cells along k (one 16-byte access when N allows it) and walks
 // Z_CHUNK planes along i, its i-1 and i+1 cells in registers, as in stage 07.

@@ -1,6 +1,6 @@
 // Stage 01 - discretization: a 1D central-difference stencil (PMPP Section 8.1, Fig. 8.2).
 // Lesson: chapters/01_discretization/README.md
-#include "stage1d.h"
+#include "fd1d/stage.h"
 
 constexpr unsigned BLOCK_SIZE = 256;
 

@@ -1,6 +1,6 @@
 // Stage 02 - the basic stencil sweep (PMPP Fig. 8.6).
 // Lesson: chapters/02_basic_sweep/README.md
-#include "stage.h"
+#include "sweep/stage.h"
 
 // 32 threads along k, the index that is contiguous in memory, so that each warp reads and
 // writes 128 consecutive bytes; 32 × 4 × 2 = 256 threads per block.

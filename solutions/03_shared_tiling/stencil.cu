@@ -1,6 +1,6 @@
 // Stage 03 - shared-memory tiling (PMPP Fig. 8.8).
 // Lesson: chapters/03_shared_tiling/README.md
-#include "stage.h"
+#include "sweep/stage.h"
 
 // One block per input tile of IN_TILE_DIM³ cells: every thread loads one input cell; the
 // threads of the inner OUT_TILE_DIM³ cube also compute one output each.

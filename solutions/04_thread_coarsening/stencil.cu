@@ -1,6 +1,6 @@
 // Stage 04 - thread coarsening in z (PMPP Fig. 8.10).
 // Lesson: chapters/04_thread_coarsening/README.md
-#include "stage.h"
+#include "sweep/stage.h"
 
 // A block of IN_TILE_DIM × IN_TILE_DIM threads walks OUT_TILE_DIM output planes along i,
 // keeping three input planes (previous, current, next) in shared memory.

@@ -1,6 +1,6 @@
 // Stage 05 - register tiling (PMPP Fig. 8.12).
 // Lesson: chapters/05_register_tiling/README.md
-#include "stage.h"
+#include "sweep/stage.h"
 
 // As stage 04, but only the current plane is shared: each thread keeps its own previous and
 // next z-neighbours in registers, since no other thread reads them.

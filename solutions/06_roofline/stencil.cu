@@ -1,7 +1,7 @@
 // Stage 06 - beyond the book: one sweep at the memory roofline.
 // Lesson: chapters/06_roofline/README.md
-#include "cuda_check.h"
-#include "stage.h"
+#include "common/cuda_check.h"
+#include "sweep/stage.h"
 
 // Each thread owns four neighbouring cells along k and walks zChunk planes along i. Its i-1
 // and i+1 values stay in registers (as in stage 05); every load is 16 bytes wide (a float4),

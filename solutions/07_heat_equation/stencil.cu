@@ -3,8 +3,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "cells.cuh"
-#include "heat_stage.h"
+#include "heat/cells.cuh"
+#include "heat/stage.h"
 
 // The sweep of stage 06, in any precision: a thread owns W neighbouring cells along k, loaded in
 // one 16-byte access (4 floats, 2 doubles or 8 halves; fewer when N is not a multiple of W), and

@@ -4,9 +4,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "cells.cuh"
-#include "cuda_check.h"
-#include "heat_stage.h"
+#include "heat/cells.cuh"
+#include "common/cuda_check.h"
+#include "heat/stage.h"
 
 // A block owns a tile of TILE_Y rows (j) × 32·W columns (k) and streams it along i through a
 // chunk of planes. Each thread owns ROWS × W cells of the tile: ROWS neighbouring rows of W

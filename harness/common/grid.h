@@ -1,0 +1,27 @@
+#pragma once
+// N×N×N grids of floats, stored as in the book: cell (i, j, k) at i*N*N + j*N + k,
+// k varying fastest. Cells with any index 0 or N-1 are boundary cells.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "common/coefficients.h"
+
+inline size_t grid_cells(unsigned N) { return size_t(N) * N * N; }
+inline size_t interior_cells(unsigned N) { return N < 3 ? 0 : size_t(N - 2) * (N - 2) * (N - 2); }
+inline size_t grid_index(unsigned N, unsigned i, unsigned j, unsigned k) {
+    return (size_t(i) * N + j) * N + k;
+}
+inline bool is_boundary(unsigned N, unsigned i, unsigned j, unsigned k) {
+    return i == 0 || j == 0 || k == 0 || i == N - 1 || j == N - 1 || k == N - 1;
+}
+
+// Uniform in [0.5, 1.5): never zero, so an unwritten cell or a dropped term always shows.
+void fill_random(std::vector<float>& grid, uint64_t seed);
+// The value fill_random(grid, seed) puts at grid[index], computed alone (splitmix64 is a counter
+// generator), so that one GPU's slab of a grid too large for the host can be made plane by plane.
+float random_value(uint64_t seed, size_t index);
+
+// Seven distinct weights in [0.1, 1.0), at least 0.05 apart, so that a kernel that
+// swaps two neighbours (or two coefficients) gives a visibly different result.
+Coefficients random_coefficients(uint64_t seed);
