@@ -37,7 +37,7 @@ Status launch_derivative(const float* f, float* out, unsigned n, float h, int or
     if (e != cudaSuccess) return e;
     // ---- EXERCISE 3 of 3: enough blocks of BLOCK_SIZE threads to cover all n points ----
     // TODO: grid.x blocks of BLOCK_SIZE threads must cover n points (round up: ceil_div in
-    // harness/stage1d.h).
+    // harness/fd1d/stage.h).
     dim3 grid(1);
     // ---- END EXERCISE ----
     derivative_kernel<<<grid, BLOCK_SIZE, 0, s>>>(f, out, n, unsigned(order));

@@ -30,7 +30,7 @@ Status launch_stencil(const float* in, float* out, unsigned N, const Coefficient
     dim3 block(BLOCK_X, BLOCK_Y, BLOCK_Z);
     // ---- EXERCISE 3 of 3: enough blocks to cover all N cells along each axis ----
     // TODO: grid.x blocks of BLOCK_X threads must cover N cells (round up: ceil_div in
-    // harness/stage.h), likewise y and z.
+    // harness/sweep/stage.h), likewise y and z.
     dim3 grid(1, 1, 1);
     // ---- END EXERCISE ----
     stencil_kernel<<<grid, block, 0, s>>>(in, out, N, c);

@@ -1,5 +1,5 @@
 #pragma once
-// Timing and the resource report, shared by the GPU runners (main.cu, heat_main.cu).
+// Timing and the resource report, shared by the GPU runners (sweep/main.cu, fd1d/main.cu, heat/main.cu).
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Host-side helpers shared by the stage programs (main.cu for 3D, main1d.cu for stage 01).
+// Host-side helpers shared by every runner (sweep/, fd1d/, heat/, slab/).
 #include <cuda_runtime.h>
 
 #include <cerrno>

@@ -1,6 +1,6 @@
 // The program of stage 01 (1D): print the book's example and the convergence study (on the CPU),
 // then run the stage's derivative kernel on the GPU for every stencil at each size and check it
-// against the CPU reference. Options and exit codes follow the 3D program (harness/main.cu).
+// against the CPU reference. Options and exit codes follow the 3D program (harness/sweep/main.cu).
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -45,7 +45,7 @@ std::string usage1d(const std::string& program) {
 }
 
 // The options that only the 1D program knows, or reads differently: --n (numbers of points,
-// not a cube's edge) and --study-only. The rest go to parse_args (harness/cli.h).
+// not a cube's edge) and --study-only. The rest go to parse_args (harness/common/cli.h).
 struct Options1D {
     std::vector<unsigned> sizes = kDefaultSizes;
     bool study_only = false;

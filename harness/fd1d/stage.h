@@ -1,5 +1,5 @@
 #pragma once
-// The interface between the 1D program (harness/main1d.cu) and stage 01's stencil.cu, the 1D
+// The interface between the 1D program (harness/fd1d/main.cu) and stage 01's stencil.cu, the 1D
 // counterpart of stage.h: the stage file defines kStage1D and launch_derivative.
 #include <cuda_runtime.h>
 
@@ -18,7 +18,7 @@ extern const Stage1DInfo kStage1D;
 
 // Writes the derivative-th derivative (1 or 2) of the n samples f, spaced h apart, into out, with
 // the central-difference stencil of the given order (1, 2, 3: 3, 5, 7 points; the weights are
-// those of harness/finite_difference.h). Only the points where the stencil fits,
+// those of harness/fd1d/finite_difference.h). Only the points where the stencil fits,
 // order <= i < n - order, are written; the first and last `order` points of out are left
 // untouched. Returns the first error (cudaErrorInvalidValue for a derivative or order without a
 // stencil), else the launch's (cudaGetLastError()).
