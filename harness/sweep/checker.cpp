@@ -167,9 +167,13 @@ std::string describe_failure(const CheckResult& r) {
         for (const WrongCell& c : r.first_wrong)
             s << "    (" << c.i << ", " << c.j << ", " << c.k << "): " << c.expected << " / " << c.got << "\n";
     }
-    if (r.boundary_modified > 0)
+    if (r.boundary_modified > 0 && r.boundary_width == 1)
         s << r.boundary_modified << " boundary cell(s) changed: a sweep must not write cells with i, j or k "
           << "equal to 0 or N-1 (they hold the boundary conditions)\n";
+    else if (r.boundary_modified > 0)
+        s << r.boundary_modified << " boundary cell(s) changed: a sweep of order " << r.boundary_width
+          << " must not write cells with i, j or k below " << r.boundary_width << " or above N-1-"
+          << r.boundary_width << " (they hold the boundary conditions)\n";
     if (r.guard_violated)
         s << "a write landed outside the output array (the guard bytes around it changed): a thread with an "
           << "index past the grid wrote anyway; run compute-sanitizer to find it\n";

@@ -18,6 +18,7 @@ struct CheckResult {
     double max_rel_err = 0;        // over all interior cells (infinity if any is NaN)
     bool input_modified = false;   // set by the GPU runner when `in` changed
     bool guard_violated = false;   // set by the GPU runner when a write landed outside `out`
+    unsigned boundary_width = 1;   // R for a stencil of order R (stage 10): the boundary's layers
     std::vector<WrongCell> first_wrong;
     std::string hint;              // the likely cause, when the pattern of errors is recognisable
     bool ok() const { return wrong == 0 && boundary_modified == 0 && !input_modified && !guard_violated; }

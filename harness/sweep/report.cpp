@@ -7,13 +7,18 @@
 
 #include "common/grid.h"
 
+size_t RunRecord::points() const {
+    if (order == 0) return interior_cells(n);
+    return n <= 2 * order ? 0 : size_t(n - 2 * order) * (n - 2 * order) * (n - 2 * order);
+}
+
 Rates rates(const RunRecord& r) {
-    double points = double(interior_cells(r.n));
+    double points = double(r.points());
     double seconds = r.kernel.median_ms * 1e-3;
     Rates x{};
     if (!r.timed || seconds <= 0) return x;
     x.points_per_s = points / seconds;
-    x.gflops = kFlopsPerPoint * points / seconds * 1e-9;
+    x.gflops = r.flops() * points / seconds * 1e-9;
     x.gbps = 8.0 * points / seconds * 1e-9;
     x.copy_gbps = 2.0 * 4.0 * double(grid_cells(r.n)) / (r.copy.median_ms * 1e-3) * 1e-9;
     x.fraction_of_copy = x.gbps / x.copy_gbps;
@@ -23,8 +28,11 @@ Rates rates(const RunRecord& r) {
 std::string report_header(const RunRecord& r) {
     std::ostringstream s;
     s << "stage " << r.stage << " (" << r.implementation << ") - " << r.title << ", PMPP " << r.figure << "\n"
-      << "  device     " << r.device << "\n"
-      << "  kernel     " << r.resources.threads_per_block << " threads/block, " << r.resources.shared_bytes
+      << "  device     " << r.device << "\n";
+    if (r.order)
+        s << "  order      R = " << r.order << ": " << 6 * r.order + 1 << " points, " << r.flops()
+          << " FLOPs per point; the " << r.kernel_name << " kernel\n";
+    s << "  kernel     " << r.resources.threads_per_block << " threads/block, " << r.resources.shared_bytes
       << " B shared/block, " << r.resources.registers << " registers/thread, " << r.resources.blocks_per_sm
       << " blocks/SM, occupancy " << fmt("%.0f%%", 100 * r.resources.occupancy) << "\n"
       << "  textbook   " << fmt("%.2f", r.model.opb) << " OP/B = " << r.model.formula << "\n";
@@ -56,6 +64,9 @@ std::string to_json(const RunRecord& r) {
     s << "{\"device\": " << json_string(r.device) << ", \"stage\": " << json_string(r.stage)
       << ", \"title\": " << json_string(r.title) << ", \"figure\": " << json_string(r.figure)
       << ", \"implementation\": " << json_string(r.implementation) << ", \"n\": " << r.n;
+    if (r.order)
+        s << ", \"order\": " << r.order << ", \"points\": " << 6 * r.order + 1 << ", \"kernel\": "
+          << json_string(r.kernel_name) << ", \"flops_per_point\": " << r.flops();
     if (!r.checked)  // --time-only: nothing to report, and no "ok" that could pass for a check
         s << ", \"check\": {\"checked\": false}";
     else
@@ -77,6 +88,7 @@ std::string to_json(const RunRecord& r) {
           << ", \"gflops\": " << json_number(x.gflops) << ", \"gbps\": " << json_number(x.gbps)
           << ", \"copy_gbps\": " << json_number(x.copy_gbps)
           << ", \"fraction_of_copy\": " << json_number(x.fraction_of_copy);
+    if (r.timed && r.vs_basic > 0) s << ", \"vs_basic\": " << json_number(r.vs_basic);
     s << "}";
     return s.str();
 }
