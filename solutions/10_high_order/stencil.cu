@@ -102,10 +102,10 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 // their own value (the output holds it already), as in stage 06, so that the L2 never has to
 // complete a partly written sector from DRAM. Change the shape here, or with nvcc -DTRY_FAST_X=...
 #ifndef TRY_FAST_X
-#define TRY_FAST_X 32
+#define TRY_FAST_X 64
 #endif
 #ifndef TRY_FAST_Y
-#define TRY_FAST_Y 16
+#define TRY_FAST_Y 4
 #endif
 #ifndef TRY_FAST_Z
 #define TRY_FAST_Z 16
