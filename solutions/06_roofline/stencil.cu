@@ -22,6 +22,21 @@
 #ifndef TRY_MIN_BLOCKS  // the unaligned kernel's __launch_bounds__ minimum of blocks per SM: as many
 #define TRY_MIN_BLOCKS (1536 / (TRY_BLOCK_X * TRY_BLOCK_Y))  // as 1536 threads, which caps it at 40 registers
 #endif
+// That minimum only where an SM holds that many threads: not on Turing (sm_75, 1024 threads per
+// SM), where ptxas would warn and ignore it; there the bounds give the block size alone, as the
+// ignored minimum did. (The host pass, with no __CUDA_ARCH__, keeps the minimum.)
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+#define SM_MAX_THREADS 2048
+#elif __CUDA_ARCH__ < 800
+#define SM_MAX_THREADS 1024
+#else
+#define SM_MAX_THREADS 1536  // sm_86, 87, 89, 120: the fewest of the newer SMs
+#endif
+#if TRY_MIN_BLOCKS * TRY_BLOCK_X * TRY_BLOCK_Y <= SM_MAX_THREADS
+#define UNALIGNED_LAUNCH_BOUNDS __launch_bounds__(TRY_BLOCK_X * TRY_BLOCK_Y, TRY_MIN_BLOCKS)
+#else
+#define UNALIGNED_LAUNCH_BOUNDS __launch_bounds__(TRY_BLOCK_X * TRY_BLOCK_Y)
+#endif
 constexpr unsigned BLOCK_X = TRY_BLOCK_X;  // threads along k: a warp covers 128 cells = 512 contiguous bytes
 constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;  // planes per thread: short chunks make many blocks, so many loads in flight
@@ -113,7 +128,7 @@ __device__ float4 load_shifted(const float* in, unsigned at, unsigned cells) {
 // shift with the rows, so nothing is kept in registers from one plane to the next (the L1
 // cache serves the repeated loads).
 template <unsigned R>
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, TRY_MIN_BLOCKS)
+__global__ void UNALIGNED_LAUNCH_BOUNDS
 stencil_kernel_unaligned(const float* __restrict__ in, float* __restrict__ out, unsigned int N,
                          unsigned int zChunk, Coefficients c) {
     const unsigned int plane = N * N, cells = plane * N;
