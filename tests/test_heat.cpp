@@ -186,6 +186,23 @@ int main() {
         CHECK(has(hint_for(two, initial, M, bc, 3), "other buffer"));
         // The result pointing at the input: no step seems to have run.
         CHECK(has(hint_for(initial, initial, M, bc, 3), "initial state"));
+        // Steps cut short (stage 08's pass of 4 steps without its 3 single steps): the output is the
+        // state after 4 of the 7 steps; with tiles (a fused kernel) the hint speaks of passes too.
+        HostGrid four = steps_of(initial, M, bc, 0.125, 4, Precision::Float);
+        CHECK(has(hint_for(four, initial, M, bc, 7),
+                  "the output equals the state after 4 of the 7 steps: the last 3 steps never ran"));
+        ReferenceRun seven = run_reference(initial, M, bc, 0.125, nullptr, Precision::Float, 7, true);
+        CHECK(has(check_heat(four, seven, M, bc, Precision::Float, 5, 5).hint, "7 mod S single steps"));
+        HostGrid six = steps_of(initial, M, bc, 0.125, 6, Precision::Float);
+        CHECK(has(hint_for(six, initial, M, bc, 8), "after 6 of the 8 steps: the last 2 steps never ran"));
+        CHECK(has(hint_for(two, initial, M, bc, 5), "after 2 of the 5 steps: the last 3 steps never ran"));
+        // One pass too many: more steps than asked.
+        HostGrid eleven = steps_of(initial, M, bc, 0.125, 11, Precision::Float);
+        CHECK(has(hint_for(eleven, initial, M, bc, 7), "after 11 steps, not 7: 4 steps too many ran"));
+        // Without the hint states (large grids) the checker does not step again: no such hint.
+        ReferenceRun bare = run_reference(initial, M, bc, 0.125, nullptr, Precision::Float, 7, false);
+        HeatCheck unhinted = check_heat(four, bare, M, bc, Precision::Float);
+        CHECK(!unhinted.ok() && unhinted.hint.find("never ran") == std::string::npos);
         // A state cell never written.
         HostGrid hole = ref.final;
         hole[grid_index(M, 5, 5, 5)] = NAN;

@@ -33,6 +33,23 @@ bool same_state(const HostGrid& a, const HostGrid& b, unsigned N, double tol) {
     return true;
 }
 
+// The first step count m != ref.steps (up to twice the steps, at least 8 more) after which the
+// reference state equals `got` within `tol`, or -1. Steps from ref.initial again with two grids.
+long steps_matching(const HostGrid& got, const ReferenceRun& ref, unsigned N, double tol) {
+    if (ref.initial.empty()) return -1;
+    const unsigned last = std::max(2 * ref.steps, ref.steps + 8);
+    const HostGrid* source = ref.source.empty() ? nullptr : &ref.source;
+    HostGrid u = ref.initial, next;
+    for (unsigned m = 0; m <= last; ++m) {
+        if (m > 0) {
+            reference_step(u, next, N, ref.bc, ref.r, source, ref.p);
+            u.swap(next);
+        }
+        if (m != ref.steps && same_state(got, u, N, tol)) return m;
+    }
+    return -1;
+}
+
 // Where the wrong state cells lie: within `reach` cells of a face of the domain, or of a tile edge.
 struct Pattern {
     size_t near_face[3][2] = {};  // [axis][low, high]
@@ -88,7 +105,13 @@ ReferenceRun run_reference(const HostGrid& initial, unsigned N, Boundary bc, dou
         run.final.swap(next);
         if (keep_hint_states && s == 1) run.after_one = run.final;
     }
-    if (keep_hint_states) run.initial = initial;
+    if (keep_hint_states) {
+        run.initial = initial;
+        run.bc = bc;
+        run.r = r;
+        run.p = p;
+        if (source) run.source = *source;
+    }
     return run;
 }
 
@@ -178,6 +201,25 @@ HeatCheck check_heat(const HostGrid& got, const ReferenceRun& ref, unsigned N, B
         else if (ref.steps >= 3 && same_state(got, ref.after_one, N, c.tolerance))
             c.hint = "the output equals the state after ONE step, not " + n +
                      ": every step read the initial grid again; swap the two buffers after each step";
+        else if (long m = steps_matching(got, ref, N, c.tolerance); m >= 0 && unsigned(m) < ref.steps) {
+            const std::string missing = std::to_string(ref.steps - m);
+            c.hint = m == 0 ? "the output is the initial state: no step seems to have run"
+                            : "the output equals the state after " + std::to_string(m) + " of the " + n +
+                                  " steps: the last " + (ref.steps - m == 1 ? "step" : missing + " steps") +
+                                  " never ran";
+            if (tiled)
+                c.hint += " (with S steps fused per pass, " + n + " steps are ⌊" + n + "/S⌋ passes and then " + n +
+                          " mod S single steps: does the loop launch them all, and is the result the grid the "
+                          "last launch wrote?)";
+            else
+                c.hint += " (does the loop run all " + n + " steps?)";
+        } else if (m > 0) {
+            c.hint = "the output equals the state after " + std::to_string(m) + " steps, not " + n + ": " +
+                     std::to_string(m - ref.steps) + (m - ref.steps == 1 ? " step" : " steps") + " too many ran" +
+                     (tiled ? " (do the passes stop where the single steps begin, and do the single steps stop at "
+                              "the step count?)"
+                            : " (does the loop stop after " + n + " steps?)");
+        }
     }
     if (c.hint.empty() && ghosts_broken > 0) {
         int axis = 0, side = 0;

@@ -8,10 +8,16 @@
 #include "heat/heat.h"
 
 // The reference states the hints compare against: the start, after one step, after steps-1,
-// and the answer after `steps`.
+// and the answer after `steps`. With the hint states come the step's parameters, so that the
+// checker can step from `initial` again, two grids at a time, to find the number of steps an
+// output equals (only for a failed check, and only up to a few times `steps`).
 struct ReferenceRun {
     unsigned steps = 0;
     HostGrid initial, after_one, before_last, final;
+    Boundary bc = Boundary::Dirichlet;
+    double r = 0;
+    Precision p = Precision::Float;
+    HostGrid source;  // the source term (empty: none)
 };
 // `source` may be null. Keeps the extra states only when `keep_hint_states` (they cost memory).
 ReferenceRun run_reference(const HostGrid& initial, unsigned N, Boundary bc, double r, const HostGrid* source,
