@@ -9,16 +9,14 @@ Without a GPU it says so and draws the figures from the shipped results in plots
 One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
 plots/figures/<gpu>/."""
 import argparse
-import datetime
 import json
-import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
 from pathlib import Path
 
+from common import BenchStopped, command_output, environment, run_program, say, slug, tool
 from results_schema import SCHEMA, ResultsError, load_results, load_sweep, validate
 
 HERE = Path(__file__).resolve().parent
@@ -29,57 +27,6 @@ HEAT_STAGE = "07_heat_equation"  # stages from 07 on step the heat equation in t
 # What the book's model counts (bytes loaded from global memory, as requested through L1) and
 # what actually crosses the DRAM interface after the caches.
 NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
-
-
-def say(text=""):
-    print(text, flush=True)
-
-
-class BenchStopped(Exception):
-    """A program failed in a way that leaves nothing to record (a crash, bad arguments, no GPU)."""
-
-
-def run_program(cmd, what, failure="gave wrong results"):
-    """Runs one measuring program; True when it passed. Exit 1 (a wrong result) is recorded, and
-    reported here, but not plotted: False. Any other exit raises BenchStopped."""
-    run = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-    if run.returncode not in (0, 1):
-        say(run.stdout + run.stderr)
-        raise BenchStopped(f"bench: {what} stopped with exit {run.returncode}")
-    if run.returncode == 1:
-        say(f"  {what} {failure}; it is recorded but not plotted:\n{run.stdout}")
-    return run.returncode == 0
-
-
-def slug(name):
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "gpu"
-
-
-def tool(name):
-    path = shutil.which(name) or f"/usr/local/cuda/bin/{name}"
-    return path if Path(path).exists() else None
-
-
-def command_output(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def environment(root):
-    nvcc = re.search(r"release [\d.]+, V([\d.]+)", command_output([tool("nvcc") or "nvcc", "--version"]))
-    driver = command_output(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]).splitlines()
-    commit = command_output(["git", "-C", str(root), "rev-parse", "--short", "HEAD"])
-    dirty = command_output(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
-    return {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        # A copy of the tree whose .git is missing or older than the tree (e.g. on a remote GPU
-        # machine) names its commit in STENCIL_COMMIT, which wins over what git says.
-        "commit": os.environ.get("STENCIL_COMMIT") or (commit + ("+changes" if dirty else "")) or "unknown",
-        "nvcc": nvcc.group(1) if nvcc else "unknown",
-        "driver": driver[0] if driver else "unknown",
-    }
 
 
 def gpu_present(build):

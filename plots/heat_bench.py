@@ -7,7 +7,7 @@ table. A run that exits 1 (a wrong result, or Jacobi not converging) is recorded
 not plotted; any other failure stops the bench (BenchStopped)."""
 import json
 
-from bench import run_program, say
+from common import run_program, say
 from heat_plot import loop_rate  # the figure and the table compare the stages by the loop's rate
 from results_schema import BOUNDARIES, PRECISIONS
 STEPS = "100"

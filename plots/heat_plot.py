@@ -13,7 +13,7 @@ is removed, as plot.py does for convergence.png.
 """
 import math
 
-from plot import STAGE_COLORS, _grouped_bars, _heading, _not_drawn, _pyplot, _save, _subtitle
+from figures import STAGE_COLORS, grouped_bars, heading, not_drawn, pyplot, save, subtitle
 from results_schema import BOUNDARIES
 
 FIGURES = ("heat_maps.png", "heat_accuracy.png", "heat_rates.png", "temporal_blocking.png")
@@ -67,7 +67,7 @@ def _cell_x(bc, n, i):
 # --- the middle plane at a few times ------------------------------------------------------------
 
 def draw_maps(doc, path):
-    plt = _pyplot()
+    plt = pyplot()
     rec = doc["heat"]["snapshots"]
     shots = rec["snapshots"]
     values = [v for s in shots for row in s["plane"] for v in row]
@@ -100,8 +100,8 @@ def draw_maps(doc, path):
     alpha = f"α = {rec['alpha']:g}, " if rec["alpha"] != 1 else ""
     fig.supxlabel(f"{alpha}{rec['steps']} steps of dt = {rec['dt']:.3g} to t = {rec['t_end']:.3g};  "
                   f"error against the exact solution at the end {rec['analytic_error']:.2g}\n"
-                  f"results file: {_subtitle(doc)}", fontsize=9.5, color="0.3")
-    return _save(fig, path, doc, "heat equation: the middle plane over time")
+                  f"results file: {subtitle(doc)}", fontsize=9.5, color="0.3")
+    return save(fig, path, doc, "heat equation: the middle plane over time")
 
 
 # --- the order of accuracy ----------------------------------------------------------------------
@@ -138,7 +138,7 @@ def _accuracy_curves(doc):
 
 
 def draw_accuracy(doc, path):
-    plt = _pyplot()
+    plt = pyplot()
     curves = _accuracy_curves(doc)
     records = _passed(doc["heat"]["accuracy"])
     several_bcs = len({bc for bc, _ in curves}) > 1
@@ -178,15 +178,15 @@ def draw_accuracy(doc, path):
     ax.legend(loc="lower left", fontsize=10, frameon=True, framealpha=0.95,
               title="storage precision: measured order p (error ∝ $h^p$)", title_fontsize=10)
     bcs = sorted({bc for bc, _ in curves}, key=BOUNDARIES.index)
-    _heading(fig, ax, doc, "The heat equation (stage 07): the error falls as h² until the storage precision "
-                           "stops it", f"{', '.join(_boundaries(bc) for bc in bcs)};  {_subtitle(doc)}")
-    return _save(fig, path, doc, "heat equation: order of accuracy")
+    heading(fig, ax, doc, "The heat equation (stage 07): the error falls as h² until the storage precision "
+                          "stops it", f"{', '.join(_boundaries(bc) for bc in bcs)};  {subtitle(doc)}")
+    return save(fig, path, doc, "heat equation: order of accuracy")
 
 
 # --- speed and launch overhead ------------------------------------------------------------------
 
 def draw_rates(doc, path):
-    plt = _pyplot()
+    plt = pyplot()
     heat = doc["heat"]
     overhead = _passed(heat["overhead"])
     panels = (1 if heat["runs"] else 0) + (1 if overhead else 0)
@@ -210,8 +210,8 @@ def draw_rates(doc, path):
                                labels={bc: f"{100 * r['fraction_of_copy']:.0f}% of copy" for bc, r in ok.items()},
                                failed={r["bc"] for r in mine if not r["check"]["ok"]},
                                style=dict(color=PRECISION_COLORS[prec], edgecolor="white", linewidth=0.6)))
-        top = _grouped_bars(ax, series, bcs, None, lambda bc: f"{BOUNDARY_NAME[bc]}\n{BOUNDARY_MEANING[bc]}",
-                            None, legend=dict(bbox_to_anchor=None, loc="upper center", ncol=4,
+        top = grouped_bars(ax, series, bcs, None, lambda bc: f"{BOUNDARY_NAME[bc]}\n{BOUNDARY_MEANING[bc]}",
+                           None, legend=dict(bbox_to_anchor=None, loc="upper center", ncol=4,
                                         title="storage precision (higher is better)"))
         ax.set_ylim(0, max(top, 1.0) * 1.45)
         ax.set_ylabel("G cell-updates per second  (higher is better)")
@@ -219,7 +219,7 @@ def draw_rates(doc, path):
                       "effective bandwidth (one read and one\nwrite of each cell) as a % of a device-to-device "
                       "copy of the same grid.  Half and bf16 move half the bytes of float.")
         title += f" at N = {n_max}" + (", and what launching a step costs" if overhead else "")
-        _heading(fig, ax, doc, title)
+        heading(fig, ax, doc, title)
     if overhead:
         ax = axes.pop(0)
         steps = overhead[0]["steps"]
@@ -231,9 +231,9 @@ def draw_rates(doc, path):
                        values={n: r["graph_us_per_step"] for n, r in by_n.items()}, failed=set(),
                        style=dict(color=PRECISION_COLORS[overhead[0]["precision"]], edgecolor="white",
                                   linewidth=0.6))]
-        top = _grouped_bars(ax, series, sorted(by_n), lambda v: f"{v:.2f} µs",
-                            lambda n: f"N = {n}\none step alone:\n{by_n[n]['step_ms']['median'] * 1e3:.1f} µs",
-                            None, legend=dict(bbox_to_anchor=None, title="lower is better"))
+        top = grouped_bars(ax, series, sorted(by_n), lambda v: f"{v:.2f} µs",
+                           lambda n: f"N = {n}\none step alone:\n{by_n[n]['step_ms']['median'] * 1e3:.1f} µs",
+                           None, legend=dict(bbox_to_anchor=None, title="lower is better"))
         ax.set_ylim(0, top * 1.5)
         ax.set_ylabel("µs per step")
         ax.set_xlabel(f"small grids ({overhead[0]['precision']}, {BOUNDARY_NAME[overhead[0]['bc']]}): the "
@@ -241,8 +241,8 @@ def draw_rates(doc, path):
         if heat["runs"]:
             ax.set_title("launch overhead", fontsize=11)
         else:
-            _heading(fig, ax, doc, "The heat equation (stage 07): what launching a step costs")
-    return _save(fig, path, doc, "heat equation: cell updates per second and launch overhead")
+            heading(fig, ax, doc, "The heat equation (stage 07): what launching a step costs")
+    return save(fig, path, doc, "heat equation: cell updates per second and launch overhead")
 
 
 # --- stage 08: temporal blocking ------------------------------------------------------------------
@@ -261,7 +261,7 @@ def draw_fused(doc, path):
     roofs from the copy measured with each run: one sweep (8 bytes an update in float), S sweeps
     per trip with no halo (S times higher), and with the halo of the tiles each record names (the
     harness's model, harness/heat.h's fused_bytes_per_update, in model_bytes_per_update)."""
-    plt = _pyplot()
+    plt = pyplot()
     records = _fused_passed(doc)
     ns = sorted({r["n"] for r in records if r["stage"].startswith("08")})
     fig, axes = plt.subplots(1, len(ns), figsize=(7.2 * len(ns), 6.4), layout="constrained", squeeze=False,
@@ -304,8 +304,8 @@ def draw_fused(doc, path):
         ax.legend(loc="upper left", fontsize=8.5, frameon=True, framealpha=0.95)
     axes[0][0].set_ylabel("G cell-updates per second  (higher is better)")
     fig.suptitle("Temporal blocking (stage 08): cell-updates per second against S, under the roofs\n"
-                 + _subtitle({**doc, **(doc["heat"].get("fused_run") or {})}), fontsize=13, fontweight="bold")
-    return _save(fig, path, doc, "temporal blocking: cell-updates/s against S")
+                 + subtitle({**doc, **(doc["heat"].get("fused_run") or {})}), fontsize=13, fontweight="bold")
+    return save(fig, path, doc, "temporal blocking: cell-updates/s against S")
 
 
 # --- all of them --------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def draw_heat(doc, out, note):
     paths = [out / name for name in FIGURES]
     heat = doc.get("heat")
     if heat is None:
-        _not_drawn(paths, "no stage 07 data (the heat equation) in this results file", note)
+        not_drawn(paths, "no stage 07 data (the heat equation) in this results file", note)
         return []
     for part in ("runs", "overhead", "accuracy"):
         for i, r in enumerate(heat[part]):
@@ -333,5 +333,5 @@ def draw_heat(doc, out, note):
         if has_data:
             written.append(draw(doc, path))
         else:
-            _not_drawn([path], why, note)
+            not_drawn([path], why, note)
     return written

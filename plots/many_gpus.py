@@ -214,7 +214,7 @@ def main(argv=None):
     d.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     sys.path.insert(0, str(HERE))
-    from bench import environment, slug
+    from common import environment, slug
     if a.command == "draw":
         try:
             doc = validate(json.loads(Path(a.results).read_text()))

@@ -24,24 +24,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from figures import STAGE_COLORS, grouped_bars, heading, not_drawn, pyplot, save, subtitle  # noqa: E402
+from heat_plot import draw_heat  # noqa: E402
 from results_schema import BASELINE_STAGE, ResultsError, load_results, validate  # noqa: E402
 
 TEXTBOOK_BOUND = 13 / 4  # every input loaded once: 13 FLOP per 4-byte load
-DPI = 150
 FIGURES = ("speedup.png", "bandwidth.png", "opb.png", "roofline.png", "convergence.png")
 
-# One colour per stage, the same in every figure; grey is kept for the alternatives.
-STAGE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                "#bcbd22", "#17becf"]
 ALT_STYLES = [("0.62", "xx"), ("0.80", ".."), ("0.45", "\\\\"), ("0.90", "++")]
 EXERCISE_HATCH = "//"
-
-
-def _pyplot():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
 
 
 # --- reading the results ----------------------------------------------------------------------
@@ -88,27 +79,6 @@ def _mib(n):
     return f"{mib:.0f} MiB" if mib >= 1 else f"{n ** 3 * 4 / 1024:.0f} KiB"
 
 
-def _subtitle(doc):
-    parts = [doc["gpu"], doc["date"], f"commit {doc['commit']}"]
-    if doc.get("nvcc"):
-        parts.append(f"nvcc {doc['nvcc']}")
-    if doc.get("driver"):
-        parts.append(f"driver {doc['driver']}")
-    return "   ·   ".join(parts)
-
-
-def _heading(fig, ax, doc, title, subtitle=None):
-    fig.suptitle(title, fontsize=14, fontweight="bold")
-    ax.set_title(subtitle or _subtitle(doc), fontsize=9.5, color="0.3")
-
-
-def _save(fig, path, doc, what):
-    fig.savefig(path, dpi=DPI, metadata={"Title": what, "Source": f"{doc['gpu']}, {doc['date']}, "
-                                                                  f"commit {doc['commit']}"})
-    _pyplot().close(fig)
-    return path
-
-
 # --- grouped bars (speed-up, bandwidth) -------------------------------------------------------
 
 def _series(doc, value_of_run, value_of_alt):
@@ -145,54 +115,8 @@ def _series(doc, value_of_run, value_of_alt):
     return series
 
 
-def _grouped_bars(ax, series, ns, fmt, tick_label, line, legend=None):
-    """Draws one compact group of bars per n (only the series measured at that n), labels each
-    bar with fmt(value) (or the series' own labels[n]), draws a dashed reference line at
-    line = (y, label) unless line is None, and returns the largest value. `legend`: keyword
-    arguments for ax.legend that replace the defaults (outside, right; "higher is better")."""
-    width = 1.0
-    most = max(sum(1 for s in series if n in s["values"] or n in s["failed"]) for n in ns)
-    pitch = most * width + 1.6
-    handles, top = {}, 0.0
-    for g, n in enumerate(ns):
-        here = [s for s in series if n in s["values"] or n in s["failed"]]
-        center = g * pitch
-        for j, s in enumerate(here):
-            x = center + (j - (len(here) - 1) / 2) * width
-            if n not in s["values"]:  # failed its check: an empty slot that says so
-                ax.text(x, 0.01, "check failed", rotation=90, ha="center", va="bottom", fontsize=8.5,
-                        color="#b00020", fontweight="bold", transform=ax.get_xaxis_transform())
-                handles.setdefault(s["label"], ax.bar(x, 0, width * 0.92, zorder=3, **s["style"]))
-                continue
-            v = s["values"][n]
-            bar = ax.bar(x, v, width * 0.92, zorder=3, **s["style"])
-            handles[s["label"]] = bar
-            label = s["labels"][n] if "labels" in s else fmt(v)
-            ax.text(x, v, label, rotation=90, ha="center", va="bottom", fontsize=8.5, zorder=6,
-                    bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.0))
-            top = max(top, v)
-    ax.set_xticks([g * pitch for g in range(len(ns))])
-    ax.set_xticklabels([tick_label(n) for n in ns], fontsize=10)
-    pad = max(0.0, 8 - len(ns) * pitch) / 2  # keep a lone bar from filling the axes
-    ax.set_xlim(-pitch / 2 - pad, (len(ns) - 0.5) * pitch + pad)
-    ax.grid(axis="y", color="0.88", zorder=0)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    refs, names = [], []
-    if line is not None:
-        refs, names = [ax.axhline(line[0], color="black", linestyle="--", linewidth=1.1, zorder=5)], [line[1]]
-    # The legend: the reference line, then the series in order (stage by stage, yours beside
-    # the solution, then the alternatives).
-    ax.legend(refs + [handles[s["label"]] for s in series if s["label"] in handles],
-              names + [s["label"] for s in series if s["label"] in handles],
-              **{**dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False,
-                        title="higher is better", title_fontsize=9), **(legend or {})})
-    return top
-
-
 def _bar_figure(doc, n_bars):
-    plt = _pyplot()
+    plt = pyplot()
     width = min(18.0, max(11.0, 6.0 + 0.42 * n_bars))
     return plt.subplots(figsize=(width, 6.4), layout="constrained")
 
@@ -204,15 +128,15 @@ def draw_speedup(doc, path):
                      lambda a: base[a["n"]] / a["time_ms"]["median"])
     ns = sorted({n for s in series for n in (*s["values"], *s["failed"])})
     fig, ax = _bar_figure(doc, sum(len(s["values"]) + len(s["failed"]) for s in series))
-    top = _grouped_bars(
+    top = grouped_bars(
         ax, series, ns, lambda v: f"{v:.2f}×",
         lambda n: f"N = {n}\n{_mib(n)} per grid\nstage 02: {base[n]:.3g} ms",
         (1.0, "1.0× = as fast as stage 02"))
     ax.set_ylim(0, max(top, 1.0) * 1.22)
     ax.set_ylabel("speed-up over stage 02 at the same N  (×, higher is better)")
     ax.set_xlabel("grid size: N × N × N floats")
-    _heading(fig, ax, doc, "Speed-up of each stage over the basic sweep (time of stage 02 / time of stage)")
-    return _save(fig, path, doc, "speed-up over stage 02")
+    heading(fig, ax, doc, "Speed-up of each stage over the basic sweep (time of stage 02 / time of stage)")
+    return save(fig, path, doc, "speed-up over stage 02")
 
 
 def draw_bandwidth(doc, path):
@@ -221,7 +145,7 @@ def draw_bandwidth(doc, path):
     copy = {n: statistics.median(r["copy_gbps"] for r in _timed(doc) if r["n"] == n)
             for n in ns if any(r["n"] == n for r in _timed(doc))}
     fig, ax = _bar_figure(doc, sum(len(s["values"]) + len(s["failed"]) for s in series))
-    top = _grouped_bars(
+    top = grouped_bars(
         ax, series, ns, lambda v: f"{v:.0f}%",
         lambda n: f"N = {n}\n{_mib(n)} per grid" + (f"\ncopy: {copy[n]:.0f} GB/s" if n in copy else ""),
         (100, "100% = device-to-device copy"))
@@ -230,8 +154,8 @@ def draw_bandwidth(doc, path):
     ax.set_xlabel("grid size: N × N × N floats.  Effective bandwidth counts 8 bytes per interior point "
                   "(one read, one write);\nthe copy is a device-to-device cudaMemcpy of one grid, "
                   "measured in the same run (bytes read + written).")
-    _heading(fig, ax, doc, "Achieved bandwidth as a share of a device-to-device copy")
-    return _save(fig, path, doc, "bandwidth as a fraction of a device copy")
+    heading(fig, ax, doc, "Achieved bandwidth as a share of a device-to-device copy")
+    return save(fig, path, doc, "bandwidth as a fraction of a device copy")
 
 
 # --- operations per byte ----------------------------------------------------------------------
@@ -254,7 +178,7 @@ def _model_for(doc, stage):
 
 
 def draw_opb(doc, path):
-    plt = _pyplot()
+    plt = pyplot()
     stages, colors, titles = _stages(doc), _colors(doc), _titles(doc)
     profiles = {s: _profile_for(doc, s) for s in stages}
     measured = any(p is not None for p in profiles.values())
@@ -313,9 +237,9 @@ def draw_opb(doc, path):
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    _heading(fig, ax, doc, "Operations per byte: the book's model vs what the hardware counted "
-                           "(13 FLOP per point)")
-    return _save(fig, path, doc, "operations per byte")
+    heading(fig, ax, doc, "Operations per byte: the book's model vs what the hardware counted "
+                          "(13 FLOP per point)")
+    return save(fig, path, doc, "operations per byte")
 
 
 # --- roofline ---------------------------------------------------------------------------------
@@ -357,7 +281,7 @@ def draw_roofline(doc, path):
     and the compute roof (the FP32 FMA peak derived from the device). Each stage appears twice,
     at one height: filled at the OP/B Nsight Compute measured over DRAM, hollow at the book's
     textbook OP/B; a learner's exercise is a diamond."""
-    plt = _pyplot()
+    plt = pyplot()
     import math
     timed = _timed(doc)
     n_max = max(r["n"] for r in timed)
@@ -450,7 +374,7 @@ def draw_roofline(doc, path):
                 "memory traffic;\nthe caches serve many of those loads, so the OP/B that DRAM sees (filled) is "
                 "higher.", transform=ax.transAxes, ha="right", va="bottom", fontsize=9,
                 bbox=dict(boxstyle="round,pad=0.4", facecolor="#fff4d6", edgecolor="#c9a227"))
-    _heading(fig, ax, doc, f"Roofline at N = {n_max}: achieved GFLOP/s against operational intensity")
+    heading(fig, ax, doc, f"Roofline at N = {n_max}: achieved GFLOP/s against operational intensity")
 
     # With the layout final, place what depends on display geometry: the stage numbers beside
     # the (filled, else hollow) points, pushed apart where points crowd (they often share an x),
@@ -486,13 +410,13 @@ def draw_roofline(doc, path):
         angle = math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))
         ax.text(lx, bw * lx * 1.25, f"memory roof {bw:.0f} GB/s", rotation=angle, rotation_mode="anchor",
                 fontsize=10, ha="left", va="bottom")
-    return _save(fig, path, doc, "roofline")
+    return save(fig, path, doc, "roofline")
 
 
 # --- convergence (stage 01) -------------------------------------------------------------------
 
 def draw_convergence(doc, path):
-    plt = _pyplot()
+    plt = pyplot()
     conv = doc["convergence"]
     slopes = {(m["derivative"], m["points"], m["precision"]): m.get("slope")
               for m in conv.get("measured_order") or []}
@@ -530,26 +454,14 @@ def draw_convergence(doc, path):
     func = f"  ·  f = {ex['function']}" if isinstance(ex.get("function"), str) else ""
     fig.suptitle("Discretization error of central-difference stencils (stage 01): error ∝ $h^p$ "
                  "until rounding takes over", fontsize=14, fontweight="bold")
-    fig.supxlabel(f"computed on {where}{func}\nresults file: {_subtitle(doc)}", fontsize=9.5, color="0.3")
-    return _save(fig, path, doc, "convergence")
+    fig.supxlabel(f"computed on {where}{func}\nresults file: {subtitle(doc)}", fontsize=9.5, color="0.3")
+    return save(fig, path, doc, "convergence")
 
 
 # --- all of them ------------------------------------------------------------------------------
 
 def _note(msg):
     print(f"plot.py: note: {msg}")
-
-
-def _not_drawn(paths, why, note):
-    """Notes that the figures at `paths` are not drawn, and removes old copies of them, which
-    would otherwise pass for figures of this file."""
-    msg = f"{why}: {', '.join(p.name for p in paths)} not drawn"
-    stale = [p for p in paths if p.exists()]
-    for p in stale:
-        p.unlink()
-    if stale:
-        msg += f" (removed the old {', '.join(str(p) for p in stale)})"
-    note(msg)
 
 
 def draw_all(doc, out_dir, note=_note):
@@ -571,10 +483,9 @@ def draw_all(doc, out_dir, note=_note):
         note("no Nsight Compute profiles in this results file: opb.png shows the textbook model only"
              " and roofline.png places the stages at their textbook OP/B")
     if doc.get("convergence") is None:
-        _not_drawn([out / "convergence.png"], "no convergence data (stage 01) in this results file", note)
+        not_drawn([out / "convergence.png"], "no convergence data (stage 01) in this results file", note)
     else:
         written.append(draw_convergence(doc, out / "convergence.png"))
-    from heat_plot import draw_heat  # it uses this module's helpers
     return written + draw_heat(doc, out, note)
 
 
@@ -590,7 +501,7 @@ def main(argv=None):
         print(f"plot.py: {e}", file=sys.stderr)
         return 2
     try:
-        _pyplot()
+        pyplot()
     except ImportError:
         print("plot.py: matplotlib is not installed (python3 -m pip install -r requirements.txt)",
               file=sys.stderr)

@@ -14,6 +14,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from figures import STAGE_COLORS, heading, pyplot, save, subtitle
 from results_schema import SWEEP_SCHEMA, ResultsError, validate_sweep
 
 SWEEP_STAGES = ("02_basic_sweep", "06_roofline")
@@ -118,8 +119,7 @@ def draw_sweep(doc, path):
     start on 16-byte boundaries), hollow where not; a cross where the check failed. Below, the
     copy's own GB/s, which the percentages divide by."""
     validate_sweep(doc)
-    from plot import STAGE_COLORS, _heading, _pyplot, _save, _subtitle
-    plt = _pyplot()
+    plt = pyplot()
     fig, (ax, axc) = plt.subplots(2, 1, figsize=(14, 8.2), sharex=True, layout="constrained",
                                   gridspec_kw={"height_ratios": [3.2, 1]})
     titles = {"02_basic_sweep": "02 Basic sweep", "06_roofline": "06 Streaming at the roofline"}
@@ -181,6 +181,6 @@ def draw_sweep(doc, path):
     axc.set_xlabel(f"grid size N (N × N × N floats): N = {LOW}, {LOW + STEP}, ..., {HIGH} and each N-1, N+1, N+2.  "
                    f"Checked against the CPU reference up to N = {doc['checked_up_to']}, timed with --time-only at every N")
     ax.set_xlim(cn[0] - 8, cn[-1] + 8)
-    _heading(fig, ax, doc, "Stages 02 and 06 at every grid size: % of a device-to-device copy against N",
-             _subtitle(doc))
-    return _save(fig, path, doc, "sweep: % of copy against N")
+    heading(fig, ax, doc, "Stages 02 and 06 at every grid size: % of a device-to-device copy against N",
+            subtitle(doc))
+    return save(fig, path, doc, "sweep: % of copy against N")

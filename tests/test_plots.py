@@ -845,12 +845,12 @@ def plot_tests():
     def roofline_has_both_roofs_and_textbook_markers():
         import matplotlib.pyplot as plt
         captured = {}
-        real_save = plot._save
+        real_save = plot.save
 
         def keep(fig, path, doc, what):
             captured[Path(path).name] = fig
             return real_save(fig, path, doc, what)
-        plot._save = keep
+        plot.save = keep
         try:
             with tempfile.TemporaryDirectory() as out:
                 plot.draw_roofline(fixture(), Path(out) / "roofline.png")
@@ -860,7 +860,7 @@ def plot_tests():
                     del r["device_peak"]
                 plot.draw_roofline(doc, Path(out) / "old.png")
         finally:
-            plot._save = real_save
+            plot.save = real_save
         del plt
         # The fixture's H100 figures: 132 × 128 × 2 × 1.98 GHz = 66.9 TFLOP/s.
         old = [t.get_text() for t in captured["old.png"].axes[0].get_legend().get_texts()]
