@@ -9,6 +9,12 @@ Standard library only, so the benchmark can import it without matplotlib:
 Every error names the field at fault, e.g. "runs[3].time_ms.median is missing" or
 "no run of 02_basic_sweep solution at n=512 to compare against".
 
+How: one description per kind of record (RUN, PROFILE, ALTERNATIVE, CONVERGENCE, the stage 07
+records in HEAT, the whole file in RESULTS, the sweep's in SWEEP) names each field with its type,
+its range and whether it may be absent or null; check() walks a document along its description.
+validate() and validate_sweep() then apply the few rules across records (one per key, a baseline
+at every n).
+
 What is checked, beyond types:
 - schema is exactly SCHEMA;
 - a run whose check passed carries its timings (time_ms, copy_ms and the rates); a failed run
@@ -66,7 +72,78 @@ class ResultsError(Exception):
         super().__init__(detail if path is None else f"{path}: {detail}")
 
 
-# --- small typed accessors; `where` is the field's name as the message will show it ---------
+# --- the vocabulary of the descriptions ------------------------------------------------------
+# A rule is a dict: its "kind", whether its field must be there ("required") and may be null
+# ("nullable"), and the kind's own limits. An optional field may be absent or null; a nullable
+# one must be there but may be null. check() below is the one function that reads them.
+
+def _rule(kind, **limits):
+    return {"kind": kind, "required": True, "nullable": False, **limits}
+
+
+def optional(rule):
+    return {**rule, "required": False}
+
+
+def nullable(rule):
+    return {**rule, "nullable": True}
+
+
+def integer(minimum=None):
+    return _rule("integer", minimum=minimum)
+
+
+def number(minimum=None, above=None):
+    return _rule("number", minimum=minimum, above=above)
+
+
+def one_of(*choices):
+    return _rule("choice", choices=choices)
+
+
+def exactly(value):
+    return _rule("exactly", value=value)
+
+
+def list_of(items, nonempty=False, also=None):
+    """A list whose every element follows `items` (None: any element). nonempty: True, or the
+    words the message adds when the list is empty."""
+    return _rule("list", items=items, nonempty=nonempty, also=also)
+
+
+def record(fields, also=None):
+    """An object: `fields` maps each key, in the order checked, to its rule. also(value, path) runs
+    after the fields, for what involves several of them."""
+    return _rule("record", fields=fields, also=also)
+
+
+def when(condition, then, otherwise):
+    """A field's rule that depends on the record holding it (on fields listed before it):
+    `then` where condition(record) is true, else `otherwise`."""
+    return {"kind": "when", "condition": condition, "then": then, "otherwise": otherwise}
+
+
+def custom(test):
+    """What test(value, path) accepts: it raises ResultsError for anything else, null included."""
+    return _rule("any", also=test)
+
+
+STRING, BOOLEAN, STAGE = _rule("string"), _rule("boolean"), _rule("stage")
+ANYTHING = optional(_rule("any"))  # not checked: absent, null or any value
+NUMBER, POSITIVE, NONNEGATIVE = number(), number(above=0), number(minimum=0)
+SIZE = integer(3)
+
+_TYPES = {  # kind: (the test, what the message expects)
+    "string": (lambda v: isinstance(v, str), "a string"),
+    "choice": (lambda v: isinstance(v, str), "a string"),
+    "stage": (lambda v: isinstance(v, str), "a string"),
+    "boolean": (lambda v: isinstance(v, bool), "true or false"),
+    "integer": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    "number": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
+    "list": (lambda v: isinstance(v, list), "a list"),
+    "record": (lambda v: isinstance(v, dict), "an object"),
+}
+
 
 def _kind(v):
     if v is None:
@@ -84,439 +161,284 @@ def _kind(v):
     return type(v).__name__
 
 
-def _field(obj, key, where, required=True):
-    """obj[key], or None when absent and optional; raises when absent and required."""
-    if key not in obj:
-        if required:
-            raise ResultsError(f"{where}{key} is missing")
-        return None
-    return obj[key]
+def check(value, rule, path):
+    """Raises ResultsError naming the first part of `value` that breaks `rule`, as
+    "<path> is <what it is>, expected <what the rule wants>"; `path` names value ("" at the top)."""
+    if value is None and (rule["nullable"] or not rule["required"]):
+        return
+    kind = rule["kind"]
+    if kind == "exactly" and value != rule["value"]:
+        raise ResultsError(f"{path} is {value!r}, expected {rule['value']!r}")
+    if kind in _TYPES and not _TYPES[kind][0](value):
+        null = " or null" if kind == "record" and (rule["nullable"] or not rule["required"]) else ""
+        raise ResultsError(f"{path} is {_kind(value)}, expected {_TYPES[kind][1]}{null}")
+    low = rule.get("minimum")
+    if kind == "number":
+        if not math.isfinite(value):
+            raise ResultsError(f"{path} is {value}, expected a finite number")
+        if rule["above"] is not None and value <= rule["above"]:
+            raise ResultsError(f"{path} is {value}, expected a number > {rule['above']}")
+        if low is not None and value < low:
+            raise ResultsError(f"{path} is {value}, expected a number >= {low}")
+    elif kind == "integer" and low is not None and value < low:
+        raise ResultsError(f"{path} is {value}, expected an integer >= {low}")
+    elif kind == "choice" and value not in rule["choices"]:
+        raise ResultsError(f"{path} is {value!r}, expected one of " + ", ".join(repr(c) for c in rule["choices"]))
+    elif kind == "stage" and not STAGE_RE.match(value):
+        raise ResultsError(f"{path} is {value!r}, expected a stage name like '02_basic_sweep'")
+    elif kind == "list":
+        if rule["nonempty"] and not value:
+            words = rule["nonempty"]
+            raise ResultsError(f"{path} is empty" + (f", {words}" if isinstance(words, str) else ""))
+        for i, item in enumerate(value if rule["items"] is not None else ()):
+            check(item, rule["items"], f"{path}[{i}]")
+    elif kind == "record":
+        for key, field in rule["fields"].items():
+            while field["kind"] == "when":
+                field = field["then"] if field["condition"](value) else field["otherwise"]
+            where = f"{path}.{key}" if path else key
+            if key not in value:
+                if field["required"]:
+                    raise ResultsError(f"{where} is missing")
+                continue
+            check(value[key], field, where)
+    if rule.get("also"):
+        rule["also"](value, path)
 
 
-def _object_at(v, where):
-    """v must be an object; `where` names it (a field, or an element of a list)."""
-    if not isinstance(v, dict):
-        raise ResultsError(f"{where} is {_kind(v)}, expected an object")
-    return v
+# --- what a rule's `also` checks beyond the fields one by one ---------------------------------
 
-
-def _object(obj, key, where, required=True):
-    v = _field(obj, key, where, required)
-    if v is None and not required:
-        return None
-    return _object_at(v, f"{where}{key}")
-
-
-def _list(obj, key, where, required=True):
-    v = _field(obj, key, where, required)
-    if v is None and not required:
-        return []
-    if not isinstance(v, list):
-        raise ResultsError(f"{where}{key} is {_kind(v)}, expected a list")
-    return v
-
-
-def _string(obj, key, where, required=True, nullable=False):
-    v = _field(obj, key, where, required)
-    if v is None and (nullable or not required):
-        return None
-    if not isinstance(v, str):
-        raise ResultsError(f"{where}{key} is {_kind(v)}, expected a string")
-    return v
-
-
-def _bool(obj, key, where, required=True):
-    v = _field(obj, key, where, required)
-    if v is None and not required:
-        return None
-    if not isinstance(v, bool):
-        raise ResultsError(f"{where}{key} is {_kind(v)}, expected true or false")
-    return v
-
-
-def _number(obj, key, where, required=True, nullable=False, positive=False, nonnegative=False):
-    v = _field(obj, key, where, required)
-    if v is None and (nullable or not required):
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ResultsError(f"{where}{key} is {_kind(v)}, expected a number")
-    if not math.isfinite(v):
-        raise ResultsError(f"{where}{key} is {v}, expected a finite number")
-    if positive and v <= 0:
-        raise ResultsError(f"{where}{key} is {v}, expected a number > 0")
-    if nonnegative and v < 0:
-        raise ResultsError(f"{where}{key} is {v}, expected a number >= 0")
-    return v
-
-
-def _integer(obj, key, where, required=True, minimum=None):
-    v = _field(obj, key, where, required)
-    if v is None and not required:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ResultsError(f"{where}{key} is {_kind(v)}, expected an integer")
-    if minimum is not None and v < minimum:
-        raise ResultsError(f"{where}{key} is {v}, expected an integer >= {minimum}")
-    return v
-
-
-def _one_of(obj, key, where, choices):
-    v = _string(obj, key, where)
-    if v not in choices:
-        raise ResultsError(f"{where}{key} is {v!r}, expected one of " + ", ".join(repr(c) for c in choices))
-    return v
-
-
-def _stage(obj, key, where):
-    v = _string(obj, key, where)
-    if not STAGE_RE.match(v):
-        raise ResultsError(f"{where}{key} is {v!r}, expected a stage name like '02_basic_sweep'")
-    return v
-
-
-def _stats(obj, key, where):
-    s = _object(obj, key, where)
-    w = f"{where}{key}."
-    for k in ("median", "min", "max"):
-        _number(s, k, w, positive=True)
-    _integer(s, "reps", w, minimum=1)
+def _ordered(s, path):
     if not s["min"] <= s["median"] <= s["max"]:
-        raise ResultsError(f"{where}{key}: expected min <= median <= max, got "
-                           f"{s['min']} / {s['median']} / {s['max']}")
-    return s
+        raise ResultsError(f"{path}: expected min <= median <= max, got {s['min']} / {s['median']} / {s['max']}")
 
 
-# --- the parts of the file ------------------------------------------------------------------
-
-def _check_block(obj, where, harness):
-    c = _object(obj, "check", where)
-    w = f"{where}check."
-    ok = _bool(c, "ok", w)
-    _number(c, "max_rel_err", w, required=harness, nullable=True, nonnegative=True)
-    if harness:
-        for k in ("wrong", "unwritten", "boundary_modified"):
-            _integer(c, k, w, required=False, minimum=0)
-        for k in ("guard_violated", "input_modified"):
-            _bool(c, k, w, required=False)
-    return ok
-
-
-def _resources(r, w):
-    res = _object(r, "resources", w, required=False)
-    if res is not None:
-        for k in ("threads_per_block", "shared_bytes", "registers", "blocks_per_sm"):
-            _integer(res, k, w + "resources.", required=False, minimum=0)
-        _number(res, "occupancy", w + "resources.", required=False, nonnegative=True)
-
-
-def _device_peak(r, w):
-    peak = _object(r, "device_peak", w, required=False)
-    if peak is not None:
-        w += "device_peak."
-        _integer(peak, "sm_count", w, minimum=1)
-        _number(peak, "clock_mhz", w, positive=True)
-        _integer(peak, "fp32_lanes_per_sm", w, minimum=0)
-        _number(peak, "fp32_gflops", w, nullable=True, positive=True)
-
-
-def _run(r, i):
-    w = f"runs[{i}]."
-    _object_at(r, f"runs[{i}]")
-    _string(r, "device", w)
-    _stage(r, "stage", w)
-    _string(r, "title", w)
-    _string(r, "figure", w)
-    _one_of(r, "implementation", w, IMPLEMENTATIONS)
-    _integer(r, "n", w, minimum=3)
-    ok = _check_block(r, w, harness=True)
-    tile = _object(r, "tile", w, required=False)
-    if tile is not None:
-        for k in ("in_tile_dim", "out_tile_dim", "z_coarsening"):
-            _integer(tile, k, w + "tile.", required=False, minimum=0)
-    model = _object(r, "model", w)
-    _number(model, "opb", w + "model.", positive=True)
-    _string(model, "formula", w + "model.")
-    _resources(r, w)
-    _device_peak(r, w)
-    if ok:
-        # A passing run is plotted: everything the figures read must be there.
-        for k in TIMING_STATS:
-            _stats(r, k, w)
-        for k in RATES:
-            _number(r, k, w, positive=True)
-    else:
-        # A failed run is never plotted; what it carries must still be well formed.
-        for k in TIMING_STATS:
-            if r.get(k) is not None:
-                _stats(r, k, w)
-        for k in RATES:
-            _number(r, k, w, required=False, nullable=True)
-
-
-def _profile(p, i):
-    w = f"profiles[{i}]."
-    _object_at(p, f"profiles[{i}]")
-    _stage(p, "stage", w)
-    _one_of(p, "implementation", w, IMPLEMENTATIONS)
-    _integer(p, "n", w, minimum=3)
-    # A counter Nsight Compute could not read is null; the figures leave it out.
-    for k in ("flops", "global_load_bytes", "dram_read_bytes", "dram_write_bytes"):
-        _number(p, k, w, nullable=True, nonnegative=True)
-    for k in ("opb_global", "opb_dram"):
-        _number(p, k, w, nullable=True, positive=True)
-
-
-def _alternative(a, i):
-    w = f"alternatives[{i}]."
-    _object_at(a, f"alternatives[{i}]")
-    _string(a, "name", w)
-    _integer(a, "n", w, minimum=3)
-    ok = _check_block(a, w, harness=False)
-    if ok:
-        _stats(a, "time_ms", w)
-        _number(a, "gbps", w, positive=True)
-        _number(a, "fraction_of_copy", w, positive=True)
-    return ok
-
-
-def _convergence(c):
-    w = "convergence."
-    _string(c, "stage", w, required=False)
-    _string(c, "kind", w, required=False)
-    _string(c, "device", w, required=False, nullable=True)
-    rows = _list(c, "rows", w)
-    if not rows:
-        raise ResultsError("convergence.rows is empty")
-    for i, row in enumerate(rows):
-        rw = f"convergence.rows[{i}]."
-        _object_at(row, f"convergence.rows[{i}]")
-        _one_of(row, "derivative", rw, ("first", "second"))
-        _integer(row, "points", rw, minimum=2)
-        _integer(row, "order", rw, required=False, minimum=1)
-        _one_of(row, "precision", rw, ("double", "float"))
-        _number(row, "h", rw, positive=True)
-        _number(row, "error", rw, nullable=True, nonnegative=True)  # null: not finite (not drawn)
-    for i, m in enumerate(_list(c, "measured_order", w, required=False)):
-        mw = f"convergence.measured_order[{i}]."
-        _object_at(m, f"convergence.measured_order[{i}]")
-        _one_of(m, "derivative", mw, ("first", "second"))
-        _integer(m, "points", mw, minimum=2)
-        _one_of(m, "precision", mw, ("double", "float"))
-        _number(m, "slope", mw, nullable=True)
-    be = c.get("book_example")
-    if be is not None and not isinstance(be, dict):
-        raise ResultsError(f"convergence.book_example is {_kind(be)}, expected an object or null")
-
-
-# --- stage 07, the heat equation (the optional "heat" section) -------------------------------
-
-def _plane(shot, w, ok):
-    """A picture of the middle plane: a non-empty rectangle of finite numbers. A failed run may hold
-    null (not finite) cells; it is never drawn."""
-    plane = _list(shot, "plane", w)
-    if not plane:
-        raise ResultsError(f"{w}plane is empty")
+def _rectangle(plane, path):
+    """A picture of the middle plane: rows of numbers, all as long as the first. A failed run may
+    hold null (not finite) cells; _pictures refuses them in a passing one."""
     for j, row in enumerate(plane):
         if not isinstance(row, list) or not row:
-            raise ResultsError(f"{w}plane[{j}] is {'empty' if row == [] else _kind(row)}, expected a list of numbers")
+            raise ResultsError(f"{path}[{j}] is {'empty' if row == [] else _kind(row)}, expected a list of numbers")
         if len(row) != len(plane[0]):
-            raise ResultsError(f"{w}plane[{j}] has {len(row)} values, expected {len(plane[0])} like plane[0]")
+            raise ResultsError(f"{path}[{j}] has {len(row)} values, expected {len(plane[0])} like plane[0]")
         for k, v in enumerate(row):
-            if v is None and not ok:
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ResultsError(f"{w}plane[{j}][{k}] is {_kind(v)}, expected a number")
-            if not math.isfinite(v):
-                raise ResultsError(f"{w}plane[{j}][{k}] is {v}, expected a finite number")
-    return len(plane), len(plane[0])
+            check(v, nullable(NUMBER), f"{path}[{j}][{k}]")
 
 
-def _heat_record(r, where, timed):
-    """One record of the stage 07 program. timed: a record that passed its check must carry its
-    timings (the timed runs); --check-only records (accuracy, snapshots) may carry none."""
-    _object_at(r, where)
-    w = where + "."
-    _string(r, "device", w)
-    _stage(r, "stage", w)
-    _string(r, "title", w, required=False)
-    _one_of(r, "implementation", w, IMPLEMENTATIONS)
-    _integer(r, "n", w, minimum=3)
-    _one_of(r, "bc", w, BOUNDARIES)
-    _one_of(r, "precision", w, PRECISIONS)
-    _integer(r, "bytes_per_cell", w, required=False, minimum=1)
-    _integer(r, "cells_per_thread", w, required=False, minimum=1)
-    steps = _integer(r, "steps", w, minimum=0)
-    for k in ("dt", "r", "h", "alpha"):
-        _number(r, k, w, positive=True)
-    _number(r, "t_end", w, nonnegative=True)
-    c = _object(r, "check", w)
-    cw = w + "check."
-    ok = _bool(c, "ok", cw)  # false also when Neumann or periodic boundaries lost heat
-    _integer(c, "steps_checked", cw, minimum=0)
-    _number(c, "max_err", cw, nullable=True, nonnegative=True)
-    _number(c, "tolerance", cw, nonnegative=True)
-    for k in ("wrong", "unwritten", "ghosts_wrong"):
-        _integer(c, k, cw, required=False, minimum=0)
-    if _field(r, "conservation", w) is not None:  # null: Dirichlet boundaries do not conserve heat
-        cons = _object(r, "conservation", w)
-        _number(cons, "drift", w + "conservation.", nullable=True, nonnegative=True)
-        _number(cons, "tolerance", w + "conservation.", nonnegative=True)
-        _bool(cons, "ok", w + "conservation.")
-    _number(r, "analytic_error", w, nullable=not ok, nonnegative=True)
-    _list(r, "growth", w, required=False)
-    _resources(r, w)
-    shape = None
-    for i, shot in enumerate(_list(r, "snapshots", w, required=False)):
-        sw = f"{w}snapshots[{i}]."
-        _object_at(shot, f"{w}snapshots[{i}]")
-        _integer(shot, "step", sw, minimum=0)
-        _number(shot, "t", sw, nonnegative=True)
-        here = _plane(shot, sw, ok)
-        if shape is not None and here != shape:
-            raise ResultsError(f"{sw}plane is {here[0]}×{here[1]}, expected {shape[0]}×{shape[1]} like "
-                               f"{w}snapshots[0].plane")
-        shape = here
-    must = ok and timed  # a passing timed run is plotted: everything the figures read must be there
-    for k in HEAT_TIMING + (LOOP_TIMING if steps > 0 else ()):
-        if must or r.get(k) is not None:
-            _stats(r, k, w)
-    for k in HEAT_RATES:
-        _number(r, k, w, required=must, nullable=not must, positive=must)
-    for k in LOOP_RATES:
-        _number(r, k, w, required=must and steps > 0, nullable=not (must and steps > 0), positive=must)
-    return ok
+def _pictures(r, path):
+    """The pictures of one stage 07 record are of one shape; those of a passing one hold no null."""
+    shots = r.get("snapshots") or []
+    for i, shot in enumerate(shots):
+        here, first = shot["plane"], shots[0]["plane"]
+        if (len(here), len(here[0])) != (len(first), len(first[0])):
+            raise ResultsError(f"{path}.snapshots[{i}].plane is {len(here)}×{len(here[0])}, expected "
+                               f"{len(first)}×{len(first[0])} like {path}.snapshots[0].plane")
+        for j, row in enumerate(here if r["check"]["ok"] else ()):
+            for k, v in enumerate(row):
+                if v is None:
+                    raise ResultsError(f"{path}.snapshots[{i}].plane[{j}][{k}] is null, expected a number")
 
 
-def _jacobi(r, i):
-    where = f"heat.jacobi[{i}]"
-    _object_at(r, where)
-    w = where + "."
-    _one_of(r, "mode", w, ("jacobi",))
-    _stage(r, "stage", w)
-    _integer(r, "n", w, minimum=3)
-    _one_of(r, "precision", w, PRECISIONS)
-    _number(r, "tol", w, positive=True)
-    _integer(r, "iterations", w, minimum=0)
-    _number(r, "predicted_iterations", w, nonnegative=True)
-    converged = _bool(r, "converged", w)
-    _bool(r, "stalled", w)
-    for k in ("residual", "error"):  # null: not finite, which a converged run cannot be
-        _number(r, k, w, nullable=not converged, nonnegative=True)
-    _number(r, "time_ms", w, nonnegative=True)
-    for j, point in enumerate(_list(r, "history", w, required=False)):  # not drawn: its shape only
-        if not isinstance(point, list) or len(point) != 2 or not all(
-                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in point):
-            what = f"a list of {len(point)}" if isinstance(point, list) else _kind(point)
-            raise ResultsError(f"{w}history[{j}] is {what}, expected a pair [iteration, residual] of numbers")
+def _pair(point, path):
+    if not isinstance(point, list) or len(point) != 2 or not all(
+            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in point):
+        what = f"a list of {len(point)}" if isinstance(point, list) else _kind(point)
+        raise ResultsError(f"{path} is {what}, expected a pair [iteration, residual] of numbers")
 
 
-def _unique(records, part, fields):
-    """At most one record per combination of `fields` (the last one being n) in heat.<part>."""
+def _tile(tile, path):
+    if not (isinstance(tile, list) and len(tile) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in tile)):
+        raise ResultsError(f"{path} is {tile!r}, expected null or [rows, columns] a block writes")
+
+
+def _checked_or_not(c, path):
+    if c["checked"] is False and c.get("ok") is not None:
+        raise ResultsError(f"{path}.ok is given, but check.checked is false")
+
+
+def passed(r):
+    return r["check"]["ok"]
+
+
+# --- the descriptions: one per kind of record --------------------------------------------------
+
+STATS = record({"median": POSITIVE, "min": POSITIVE, "max": POSITIVE, "reps": integer(1)}, also=_ordered)
+RESOURCES = record({**{k: optional(integer(0)) for k in ("threads_per_block", "shared_bytes", "registers",
+                                                          "blocks_per_sm")},
+                    "occupancy": optional(NONNEGATIVE)})
+IMPLEMENTATION = one_of(*IMPLEMENTATIONS)
+
+RUN = record({
+    "device": STRING, "stage": STAGE, "title": STRING, "figure": STRING, "implementation": IMPLEMENTATION,
+    "n": SIZE,
+    "check": record({"ok": BOOLEAN, "max_rel_err": nullable(NONNEGATIVE),
+                     **{k: optional(integer(0)) for k in ("wrong", "unwritten", "boundary_modified")},
+                     **{k: optional(BOOLEAN) for k in ("guard_violated", "input_modified")}}),
+    "tile": optional(record({k: optional(integer(0)) for k in ("in_tile_dim", "out_tile_dim", "z_coarsening")})),
+    "model": record({"opb": POSITIVE, "formula": STRING}),
+    "resources": optional(RESOURCES),
+    # The compute roof, derived from the device; fp32_gflops null where the architecture is unknown.
+    "device_peak": optional(record({"sm_count": integer(1), "clock_mhz": POSITIVE, "fp32_lanes_per_sm": integer(0),
+                                    "fp32_gflops": nullable(POSITIVE)})),
+    # A passing run is plotted: everything the figures read must be there. A failed run is never
+    # plotted; what it carries must still be well formed.
+    **{k: when(passed, STATS, optional(STATS)) for k in TIMING_STATS},
+    **{k: when(passed, POSITIVE, optional(NUMBER)) for k in RATES},
+})
+
+PROFILE = record({
+    "stage": STAGE, "implementation": IMPLEMENTATION, "n": SIZE,
+    # A counter Nsight Compute could not read is null; the figures leave it out.
+    **{k: nullable(NONNEGATIVE) for k in ("flops", "global_load_bytes", "dram_read_bytes", "dram_write_bytes")},
+    **{k: nullable(POSITIVE) for k in ("opb_global", "opb_dram")},
+})
+
+ALTERNATIVE = record({
+    "name": STRING, "n": SIZE, "check": record({"ok": BOOLEAN, "max_rel_err": optional(NONNEGATIVE)}),
+    "time_ms": when(passed, STATS, ANYTHING),  # a failed one is never plotted
+    **{k: when(passed, POSITIVE, ANYTHING) for k in ("gbps", "fraction_of_copy")},
+})
+
+_DERIVATIVE, _CONVERGENCE_PRECISION = one_of("first", "second"), one_of("double", "float")
+CONVERGENCE = record({
+    "stage": optional(STRING), "kind": optional(STRING), "device": optional(STRING),
+    "rows": list_of(record({"derivative": _DERIVATIVE, "points": integer(2), "order": optional(integer(1)),
+                            "precision": _CONVERGENCE_PRECISION, "h": POSITIVE,
+                            "error": nullable(NONNEGATIVE)}),  # null: not finite (not drawn)
+                    nonempty=True),
+    "measured_order": optional(list_of(record({"derivative": _DERIVATIVE, "points": integer(2),
+                                               "precision": _CONVERGENCE_PRECISION, "slope": nullable(NUMBER)}))),
+    "book_example": optional(record({})),
+})
+
+
+def _looped(r):
+    return r["steps"] > 0
+
+
+def _heat_fields(timed):
+    """One record of the stage 07 program. timed: one that passed its check must carry its timings
+    (the timed runs); --check-only records (accuracy, snapshots) may carry none."""
+    def plotted(r):
+        return timed and r["check"]["ok"]
+    return {
+        "device": STRING, "stage": STAGE, "title": optional(STRING), "implementation": IMPLEMENTATION, "n": SIZE,
+        "bc": one_of(*BOUNDARIES), "precision": one_of(*PRECISIONS),
+        "bytes_per_cell": optional(integer(1)), "cells_per_thread": optional(integer(1)), "steps": integer(0),
+        **{k: POSITIVE for k in ("dt", "r", "h", "alpha")}, "t_end": NONNEGATIVE,
+        "check": record({"ok": BOOLEAN,  # false also when Neumann or periodic boundaries lost heat
+                         "steps_checked": integer(0), "max_err": nullable(NONNEGATIVE), "tolerance": NONNEGATIVE,
+                         **{k: optional(integer(0)) for k in ("wrong", "unwritten", "ghosts_wrong")}}),
+        # null: Dirichlet boundaries do not conserve heat
+        "conservation": nullable(record({"drift": nullable(NONNEGATIVE), "tolerance": NONNEGATIVE, "ok": BOOLEAN})),
+        "analytic_error": when(passed, NONNEGATIVE, nullable(NONNEGATIVE)),
+        "growth": optional(list_of(None)),
+        "resources": optional(RESOURCES),
+        "snapshots": optional(list_of(SNAPSHOT)),
+        **{k: when(plotted, STATS, optional(STATS)) for k in HEAT_TIMING},
+        # the loop and its CUDA graph only when the record ran steps
+        **{k: when(_looped, when(plotted, STATS, optional(STATS)), ANYTHING) for k in LOOP_TIMING},
+        **{k: when(plotted, POSITIVE, optional(NUMBER)) for k in HEAT_RATES},
+        **{k: when(plotted, when(_looped, POSITIVE, optional(POSITIVE)), optional(NUMBER)) for k in LOOP_RATES},
+    }
+
+
+SNAPSHOT = record({"step": integer(0), "t": NONNEGATIVE, "plane": list_of(None, nonempty=True, also=_rectangle)})
+JACOBI = record({
+    "mode": one_of("jacobi"), "stage": STAGE, "n": SIZE, "precision": one_of(*PRECISIONS), "tol": POSITIVE,
+    "iterations": integer(0), "predicted_iterations": NONNEGATIVE, "converged": BOOLEAN, "stalled": BOOLEAN,
+    # null: not finite, which a converged run cannot be
+    **{k: when(lambda r: r["converged"], NONNEGATIVE, nullable(NONNEGATIVE)) for k in ("residual", "error")},
+    "time_ms": NONNEGATIVE,
+    "history": optional(list_of(custom(_pair))),  # not drawn: its shape only
+})
+HEAT = record({
+    "runs": list_of(record(_heat_fields(timed=True), also=_pictures)),
+    "overhead": list_of(record(_heat_fields(timed=True), also=_pictures)),
+    "accuracy": list_of(record(_heat_fields(timed=False), also=_pictures)),
+    "snapshots": nullable(record({**_heat_fields(timed=False),  # null: no pictures were taken
+                                  "snapshots": list_of(SNAPSHOT, nonempty="expected the pictures")},
+                                 also=_pictures)),
+    "jacobi": list_of(JACOBI),
+    # Stage 08 against stage 07 (absent in older files); fused_run when `bench --only-08` measured it later.
+    "fused": optional(list_of(record({**_heat_fields(timed=True), "fused_steps": integer(1),
+                                      "tile": optional(custom(_tile)),
+                                      "model_bytes_per_update": optional(POSITIVE)}, also=_pictures))),
+    "fused_run": optional(record({k: STRING for k in ("date", "commit", "nvcc", "driver")})),
+})
+
+RESULTS = record({
+    "schema": exactly(SCHEMA), "gpu": STRING, "date": STRING, "commit": STRING,
+    "nvcc": optional(STRING), "driver": optional(STRING),
+    "sizes": list_of(SIZE),
+    "runs": list_of(RUN),
+    "profiles": optional(list_of(PROFILE)), "profile_note": optional(STRING),
+    "convergence": optional(CONVERGENCE),
+    "heat": optional(HEAT),
+    "alternatives": optional(list_of(ALTERNATIVE)),
+})
+
+# The sweep: each point a timed run of one stage at one N (the harness's --time-only record) that
+# says whether that N was also checked against the CPU reference (check.checked) and passed (ok).
+SWEEP = record({
+    "schema": exactly(SWEEP_SCHEMA), "gpu": STRING, "date": STRING, "commit": STRING,
+    "nvcc": optional(STRING), "driver": optional(STRING), "checked_up_to": integer(0),
+    "points": list_of(record({
+        "stage": STAGE, "implementation": IMPLEMENTATION, "n": SIZE,
+        "check": record({"checked": BOOLEAN, "ok": when(lambda c: c["checked"], BOOLEAN, optional(BOOLEAN))},
+                        also=_checked_or_not),
+        **{k: STATS for k in TIMING_STATS}, **{k: POSITIVE for k in RATES},
+    }), nonempty=True),
+})
+
+
+# --- the rules across records ------------------------------------------------------------------
+
+def _document(doc, rule):
+    if not isinstance(doc, dict):
+        raise ResultsError(f"the file holds {_kind(doc)}, expected one JSON object")
+    check(doc, rule, "")
+
+
+def _unique(records, where, fields, show=str):
+    """At most one record per combination of `fields` (the last one being n) in the list `where`."""
     seen = {}
     for i, r in enumerate(records):
         key = tuple(r[k] for k in fields)
         if key in seen:
-            what = " ".join(str(v) for v in key[:-1])
-            raise ResultsError(f"heat.{part}[{i}] repeats {what + ' ' if what else ''}at n={key[-1]} "
-                               f"(first in heat.{part}[{seen[key]}])")
+            what = "".join(f"{show(v)} " for v in key[:-1])
+            raise ResultsError(f"{where}[{i}] repeats {what}at n={key[-1]} (first in {where}[{seen[key]}])")
         seen[key] = i
 
 
-def _heat(h):
-    w = "heat."
-    for part, timed in (("runs", True), ("overhead", True), ("accuracy", False)):
-        records = _list(h, part, w)
-        for i, r in enumerate(records):
-            _heat_record(r, f"heat.{part}[{i}]", timed)
-        _unique(records, part, ("bc", "precision", "n") if part != "overhead" else ("n",))
-    for i, r in enumerate(h["overhead"]):
+def _loops(records, where, expected):
+    for i, r in enumerate(records):
         if r["steps"] < 1:
-            raise ResultsError(f"heat.overhead[{i}].steps is 0, expected a loop of at least 1 step")
-    if _field(h, "snapshots", w) is not None:  # null: no pictures were taken
-        _heat_record(_object(h, "snapshots", w), "heat.snapshots", timed=False)
-        if not _list(h["snapshots"], "snapshots", "heat.snapshots."):
-            raise ResultsError("heat.snapshots.snapshots is empty, expected the pictures")
-    jacobi = _list(h, "jacobi", w)
-    for i, r in enumerate(jacobi):
-        _jacobi(r, i)
-    _unique(jacobi, "jacobi", ("precision", "n"))
-    fused = _list(h, "fused", w, required=False)  # stage 08 against 07; absent in older files
-    for i, r in enumerate(fused):
-        where = f"heat.fused[{i}]"
-        _heat_record(r, where, timed=True)
-        _integer(r, "fused_steps", where + ".", minimum=1)
-        tile = r.get("tile")
-        if tile is not None and not (isinstance(tile, list) and len(tile) == 2 and all(
-                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in tile)):
-            raise ResultsError(f"{where}.tile is {tile!r}, expected null or [rows, columns] a block writes")
-        _number(r, "model_bytes_per_update", where + ".", required=False, nullable=True, positive=True)
-        if r["steps"] < 1:
-            raise ResultsError(f"{where}.steps is 0, expected a loop of steps")
-    _unique(fused, "fused", ("stage", "fused_steps", "n"))
-    run = _object(h, "fused_run", w, required=False)  # when `bench --only-08` measured fused later
-    if run is not None:
-        for key in ("date", "commit", "nvcc", "driver"):
-            _string(run, key, "heat.fused_run.")
+            raise ResultsError(f"{where}[{i}].steps is 0, expected {expected}")
 
 
 def validate(doc):
     """Raises ResultsError naming the first bad field; returns None when `doc` can be plotted."""
-    if not isinstance(doc, dict):
-        raise ResultsError(f"the file holds {_kind(doc)}, expected one JSON object")
-    schema = _field(doc, "schema", "")
-    if schema != SCHEMA:
-        raise ResultsError(f"schema is {schema!r}, expected {SCHEMA!r}")
-    _string(doc, "gpu", "")
-    _string(doc, "date", "")
-    _string(doc, "commit", "")
-    _string(doc, "nvcc", "", required=False, nullable=True)
-    _string(doc, "driver", "", required=False, nullable=True)
-    sizes = _list(doc, "sizes", "")
-    for i, v in enumerate(sizes):
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ResultsError(f"sizes[{i}] is {_kind(v)}, expected an integer")
-        if v < 3:
-            raise ResultsError(f"sizes[{i}] is {v}, expected an integer >= 3")
-
-    runs = _list(doc, "runs", "")
-    seen = {}
-    timed_ns = {}  # n -> the field that needs a baseline there
-    for i, r in enumerate(runs):
-        _run(r, i)
-        key = (r["stage"], r["implementation"], r["n"])
-        if key in seen:
-            raise ResultsError(f"runs[{i}] repeats {key[0]} {key[1]} at n={key[2]} (first in runs[{seen[key]}])")
-        seen[key] = i
-        if r["check"]["ok"]:
-            timed_ns.setdefault(r["n"], f"runs[{i}]")
-
-    for i, p in enumerate(_list(doc, "profiles", "", required=False)):
-        _profile(p, i)
-    _string(doc, "profile_note", "", required=False, nullable=True)
-
-    conv = doc.get("convergence")
-    if conv is not None:
-        if not isinstance(conv, dict):
-            raise ResultsError(f"convergence is {_kind(conv)}, expected an object or null")
-        _convergence(conv)
-
+    _document(doc, RESULTS)
+    runs = doc["runs"]
+    _unique(runs, "runs", ("stage", "implementation", "n"))
+    _unique(doc.get("alternatives") or [], "alternatives", ("name", "n"), show=repr)
     heat = doc.get("heat")
     if heat is not None:
-        if not isinstance(heat, dict):
-            raise ResultsError(f"heat is {_kind(heat)}, expected an object or null")
-        _heat(heat)
-
-    seen = {}
-    for i, a in enumerate(_list(doc, "alternatives", "", required=False)):
-        if _alternative(a, i):
-            timed_ns.setdefault(a["n"], f"alternatives[{i}]")
-        key = (a["name"], a["n"])
-        if key in seen:
-            raise ResultsError(f"alternatives[{i}] repeats {key[0]!r} at n={key[1]} "
-                               f"(first in alternatives[{seen[key]}])")
-        seen[key] = i
+        for part, fields in (("runs", ("bc", "precision", "n")), ("overhead", ("n",)),
+                             ("accuracy", ("bc", "precision", "n")), ("jacobi", ("precision", "n")),
+                             ("fused", ("stage", "fused_steps", "n"))):
+            _unique(heat.get(part) or [], f"heat.{part}", fields)
+        _loops(heat["overhead"], "heat.overhead", "a loop of at least 1 step")
+        _loops(heat.get("fused") or [], "heat.fused", "a loop of steps")
 
     # Every speed-up is time(baseline) / time(stage) at the same n, from this file.
+    timed_ns = {}  # n -> the first passing run or alternative there, which needs a baseline
+    for part in ("runs", "alternatives"):
+        for i, r in enumerate(doc.get(part) or []):
+            if r["check"]["ok"]:
+                timed_ns.setdefault(r["n"], f"{part}[{i}]")
     base_ns = {r["n"] for r in runs if r["stage"] == BASELINE_STAGE and r["implementation"] == "solution"
                and r["check"]["ok"]}
     if not base_ns:
@@ -530,50 +452,12 @@ def validate(doc):
             raise ResultsError(f"no passing run of {BASELINE_STAGE} solution at n={n} to compare {who} against")
 
 
-# --- the sweep (course.py bench --sweep): its own file ---------------------------------------
-
-def _sweep_point(r, i):
-    w = f"points[{i}]."
-    _object_at(r, f"points[{i}]")
-    _stage(r, "stage", w)
-    _one_of(r, "implementation", w, IMPLEMENTATIONS)
-    _integer(r, "n", w, minimum=3)
-    check = _object(r, "check", w)
-    checked = _bool(check, "checked", w + "check.")
-    ok = _bool(check, "ok", w + "check.", required=checked)
-    if checked is False and ok is not None:
-        raise ResultsError(f"{w}check.ok is given, but check.checked is false")
-    for k in TIMING_STATS:
-        _stats(r, k, w)
-    for k in RATES:
-        _number(r, k, w, positive=True)
-    return checked, ok
-
-
 def validate_sweep(doc):
-    """Raises ResultsError naming the first bad field of a sweep file; None when it can be plotted.
-    Each point is a timed run of one stage at one N (the harness's --time-only record) and says
-    whether that N was also checked against the CPU reference (check.checked) and passed (check.ok)."""
-    if not isinstance(doc, dict):
-        raise ResultsError(f"the file holds {_kind(doc)}, expected one JSON object")
-    schema = _field(doc, "schema", "")
-    if schema != SWEEP_SCHEMA:
-        raise ResultsError(f"schema is {schema!r}, expected {SWEEP_SCHEMA!r}")
-    for k in ("gpu", "date", "commit"):
-        _string(doc, k, "")
-    _string(doc, "nvcc", "", required=False, nullable=True)
-    _string(doc, "driver", "", required=False, nullable=True)
-    _integer(doc, "checked_up_to", "", minimum=0)
-    points = _list(doc, "points", "")
-    if not points:
-        raise ResultsError("points is empty")
-    seen = {}
-    for i, r in enumerate(points):
-        checked, _ = _sweep_point(r, i)
-        key = (r["stage"], r["implementation"], r["n"])
-        if key in seen:
-            raise ResultsError(f"points[{i}] repeats {key[0]} {key[1]} at n={key[2]} (first in points[{seen[key]}])")
-        seen[key] = i
+    """Raises ResultsError naming the first bad field of a sweep file; None when it can be plotted."""
+    _document(doc, SWEEP)
+    _unique(doc["points"], "points", ("stage", "implementation", "n"))
+    for i, r in enumerate(doc["points"]):
+        checked = r["check"]["checked"]
         if checked != (r["n"] <= doc["checked_up_to"]):
             raise ResultsError(f"points[{i}].check.checked is {str(checked).lower()}, but checked_up_to is "
                                f"{doc['checked_up_to']} and n is {r['n']}")
