@@ -1,5 +1,5 @@
 #pragma once
-// The little of MPI that stage 09 needs, behind plain C++ (harness/heat_mpi.cpp is compiled with
+// The little of MPI that stage 09 needs, behind plain C++ (harness/slab/mpi.cpp is compiled with
 // the MPI compiler flags, the CUDA files without them). Built without MPI (-DHEAT_WITH_MPI not
 // set), mpi_built() is false and the program runs only in its single-process mode (--gpus G).
 #include <cstddef>

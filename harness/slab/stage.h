@@ -1,7 +1,7 @@
 #pragma once
 // The interface between the harness and stage 09 (many GPUs): stage 07's step on a slab of planes
 // per GPU, the ghost planes exchanged with NCCL. The stage's stencil.cu defines what is declared
-// here; the harness (heat_multi.cuh, in the runner heat_main.cu) makes the ranks, their
+// here; the harness (slab/main.cu and slab/ranks.cu) makes the ranks, their
 // communicator, streams and events, and checks the result.
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -54,7 +54,7 @@ inline SlabStatus slab_status(ncclResult_t e, const char* call) {
 extern const HeatStageInfo kSlabStage;
 
 // The planes rank `rank` of `ranks` owns: the state planes 1..N-2 in contiguous slabs, in rank
-// order, the first (N-2) % ranks of them one plane larger (harness/heat_slab.h's slab_of).
+// order, the first (N-2) % ranks of them one plane larger (harness/slab/slab.h's slab_of).
 Slab slab_bounds(unsigned N, int rank, int ranks);
 
 KernelShape slab_kernel_shape(Precision p, unsigned N);
