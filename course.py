@@ -8,7 +8,7 @@
   python3 course.py progress           which exercises are not attempted, failing or passing; for
                                        a passing one, its time at N = 256 against the solution's
   python3 course.py run STAGE [--solution] [OPTIONS]
-                                       run one stage, e.g. `run 02 --n 33`; OPTIONS: `run 02 --help`
+                                       run one stage, e.g. `run 02 --n 3,17,100`; OPTIONS: `run 02 --help`
   python3 course.py hint STAGE [--all] the stage's next hint (from chapters/NN_name/HINTS.md), or all
   python3 course.py reset STAGE|--all  put the skeleton back as shipped; your file is kept as .bak
   python3 course.py watch STAGE        rebuild and check the exercise each time its file is saved
@@ -63,7 +63,11 @@ class CourseError(Exception):
 
 
 def rel(path):
-    return path.relative_to(ROOT).as_posix()
+    """The path from the course's root (as given where it lies elsewhere)."""
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
 
 
 # ---------------------------------------------------------------- tools
@@ -131,12 +135,21 @@ def meson(*args, check=True):
 def configure():
     ensure_tools()
     if not (BUILD / "build.ninja").exists():
-        meson("setup", str(BUILD))
+        meson("setup", "--backend", "ninja", str(BUILD))
+
+
+def build_target(name):
+    """Builds one target; ninja's exit code. (On Ctrl-C ninja stops with one line.)"""
+    return subprocess.run(["ninja", "-C", str(BUILD), name], cwd=ROOT).returncode
 
 
 def build():
+    """Builds everything with ninja, the backend `configure` names: `meson compile` would run the
+    same ninja but first print 'INFO: autodetecting backend as ninja' on every command."""
     configure()
-    meson("compile", "-C", str(BUILD))
+    run = subprocess.run(["ninja", "-C", str(BUILD)], cwd=ROOT)
+    if run.returncode != 0:
+        fail(f"the build failed (ninja exit {run.returncode}): the compiler's message is above", run.returncode)
 
 
 # ---------------------------------------------------------------- stages
@@ -159,6 +172,10 @@ def program(stage, implementation):
 
 def exercise_file(stage):
     return ROOT / "chapters" / stage / "stencil.cu"
+
+
+def source_file(stage, implementation):
+    return exercise_file(stage) if implementation == "exercise" else ROOT / "solutions" / stage / "stencil.cu"
 
 
 # Stages that need a library besides CUDA: without it Meson does not build them (see meson.build).
@@ -403,39 +420,149 @@ def build_and_check(stage):
     """One round of `watch`: build the exercise, check it, say the result."""
     say(f"\n{time.strftime('%H:%M:%S')} {rel(exercise_file(stage))} changed: building")
     configure()
-    # ninja, which `meson compile` runs: on Ctrl-C it stops with one line, where meson prints a traceback.
-    if subprocess.run(["ninja", "-C", str(BUILD), f"stage_{stage}_exercise"]).returncode != 0:
+    if build_target(f"stage_{stage}_exercise") != 0:
         say("the build failed: fix the error above and save again")
         return
     state, out = exercise_state(stage)
-    say("PASS" if state == "passing" else out.strip())
+    if state == "no GPU":
+        say(f"{rel(exercise_file(stage))} compiled, but there is no GPU here to check it on: {skip_reason(out)}")
+    else:
+        say("PASS" if state == "passing" else out.strip())
     say(hints_used(stage))
 
 
 # ---------------------------------------------------------------- commands
 
+def test_suites():
+    """(the suites of the tests Meson knows, sorted, as `--suite` takes them; the project names)."""
+    run = subprocess.run([sys.executable, "-m", "mesonbuild.mesonmain", "introspect", "--tests", str(BUILD)],
+                         cwd=ROOT, capture_output=True, text=True)
+    try:
+        tests = json.loads(run.stdout)
+    except ValueError:
+        return [], []
+    full = {suite for test in tests for suite in test.get("suite", [])}
+    return sorted({s.split(":", 1)[-1] for s in full}), sorted({s.split(":", 1)[0] for s in full if ":" in s})
+
+
+def option_values(args, option):
+    """The values given to `option` in args, as `--option VALUE` or `--option=VALUE`."""
+    values = [a.split("=", 1)[1] for a in args if a.startswith(option + "=")]
+    values += [args[i + 1] for i, a in enumerate(args[:-1]) if a == option]
+    return values
+
+
+def check_suites(args):
+    """Exits 2 naming the suites when --suite or --no-suite names none (meson test would print
+    'No suitable tests defined.' and exit 0, so a typo would look like success)."""
+    wanted = option_values(args, "--suite") + option_values(args, "--no-suite")
+    if not wanted:
+        return
+    suites, projects = test_suites()
+    if not suites:
+        return  # Meson did not say: let meson test judge
+    known = set(suites) | {f"{p}:{s}" for p in projects for s in suites} | set(projects) | {f"{p}:" for p in projects}
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        fail(f"no test suite {', '.join(repr(u) for u in unknown)}; the suites are: {', '.join(suites)} "
+             f"(e.g. python3 course.py test --suite unit)", 2)
+
+
+# The message of a program that skips because an exercise still has its '#define I_AM_NOT_DONE'.
+NOT_ATTEMPTED = re.compile(r"exercise (\d\d)_\w+ is not attempted yet")
+
+
+def skip_reasons(log):
+    """{reason: number of tests} for the tests that Meson's JSON log `log` records as SKIP. The
+    reason is the last line a test printed that starts with 'SKIP: ' (what the programs and test
+    scripts print before they exit 77); the "not attempted" messages of the exercises make one
+    reason that names their stages."""
+    reasons, unattempted = {}, []
+    for line in log.read_text().splitlines():
+        try:
+            test = json.loads(line)
+        except ValueError:
+            continue
+        if test.get("result") != "SKIP":
+            continue
+        printed = (test.get("stdout") or "") + "\n" + (test.get("stderr") or "")
+        said = [l.strip()[len("SKIP: "):] for l in printed.splitlines() if l.strip().startswith("SKIP: ")]
+        if said and (match := NOT_ATTEMPTED.search(said[-1])):
+            unattempted.append(match[1])
+            continue
+        reason = said[-1] if said else "no reason printed (see the test's output in build/meson-logs/testlog.txt)"
+        reasons[reason] = reasons.get(reason, 0) + 1
+    # One line for reasons that differ only in their closing parenthesis ("no CUDA GPU is available
+    # (no NVIDIA driver is loaded, ...)" and "(CUDA driver version is insufficient ...)").
+    merged, details = {}, {}
+    for reason, count in reasons.items():
+        match = re.fullmatch(r"(.+?) \((.+)\)", reason)
+        head = match[1] if match else reason
+        merged[head] = merged.get(head, 0) + count
+        if match and match[2] not in details.setdefault(head, []):
+            details[head].append(match[2])
+    reasons = {(f"{head} ({'; '.join(details[head])})" if details.get(head) else head): count
+               for head, count in merged.items()}
+    if unattempted:
+        stages_named = ", ".join(sorted(set(unattempted)))
+        reasons[f"exercises not attempted yet (stages {stages_named}: each counts once you delete its "
+                f"'#define I_AM_NOT_DONE')"] = len(unattempted)
+    return reasons
+
+
+def say_skip_reasons(args, since):
+    """After meson test: one line per reason for the skipped tests, most common first, from the
+    log this run wrote (Meson's own counts are in its summary above)."""
+    logbase = (option_values(args, "--logbase") or ["testlog"])[-1]
+    log = BUILD / "meson-logs" / f"{logbase}.json"
+    try:
+        if log.stat().st_mtime < since - 1:
+            return  # no log from this run (meson test stopped before any test ran)
+        reasons = skip_reasons(log)
+    except OSError:
+        return
+    if reasons:
+        total = sum(reasons.values())
+        say(f"\nthe {total} skipped test{'s' if total > 1 else ''}, by reason (each test's output is in {rel(log)}):")
+        width = len(str(max(reasons.values())))
+        for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+            say(f"  {count:{width}} skipped: {reason}")
+
+
 def cmd_test(args):
     build()
-    sys.exit(meson("test", "-C", str(BUILD), "--print-errorlogs", *args, check=False))
+    check_suites(args)
+    since = time.time()
+    code = meson("test", "-C", str(BUILD), "--print-errorlogs", *args, check=False)
+    say_skip_reasons(args, since)
+    sys.exit(code)
+
+
+def skip_reason(out):
+    """What a program said after 'SKIP: ', or its whole output."""
+    return out.strip().split("SKIP: ")[-1]
 
 
 def cmd_progress(_args):
     build()
     say(f"stage                    exercise  (if passing: its time at N = {TIMING_N} against the solution's)")
-    next_stage = None
+    next_stage, no_gpu = None, None
     for stage in stages():
         state, out = exercise_state(stage)
+        if state == "no GPU":  # attempted, and it built (build() stops on a compiler error)
+            no_gpu = skip_reason(out)
+            say(f"  {stage:22} builds; can't check: no GPU")
+            continue
         say(f"  {stage:22} {state:10}{timing(stage) if state == 'passing' else ''}".rstrip())
-        if state == "no GPU":
-            say("\nno GPU here: the exercises can be built but not checked (" + out.strip().split("SKIP: ")[-1] + ")")
-            return
         if state != "passing" and next_stage is None:
             next_stage = stage
+    if no_gpu:
+        say(f"\nthe exercises you started compile, but only a GPU can check them: {no_gpu}")
     if next_stage:
         say(f"\nnext: read chapters/{next_stage}/README.md, then edit chapters/{next_stage}/stencil.cu "
             f"and check it with `python3 course.py run {next_stage[:2]}` (stuck? `python3 course.py hint "
             f"{next_stage[:2]}`)")
-    else:
+    elif not no_gpu:
         say("\nevery exercise passes. Compare your timings with the solutions: python3 course.py bench")
 
 
@@ -459,6 +586,9 @@ def cmd_run(args):
     build()
     if (why := not_built(stage, implementation)) is not None:
         fail(why)
+    if gpu_count() == 0 and "--help" not in rest:
+        say(f"course.py: {rel(source_file(stage, implementation))} compiled "
+            f"({rel(program(stage, implementation))} is built); nvidia-smi lists no GPU here to run it on")
     if stage == MANY_GPUS:
         rest = many_gpu_arguments(rest)
     sys.exit(subprocess.run([str(program(stage, implementation)), *rest], cwd=ROOT).returncode)

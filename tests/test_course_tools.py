@@ -262,6 +262,111 @@ def test_timing(repo):
     check("(about the same)" in course_module.timing_text(1.0, 1.02), "within 5% is 'about the same'")
 
 
+def in_child(repo, code):
+    """Runs `code` in a Python process that has the copy of course.py in `repo` loaded as
+    `course`, with its build folder at repo/fake_build (so that a stage program's output and
+    course.py's lines arrive in the order a learner sees them). (exit code, output)."""
+    script = repo / "child.py"
+    script.write_text("import sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, sys.argv[1])\n"
+                      "import course\nfrom pathlib import Path\ncourse.BUILD = Path(sys.argv[1]) / 'fake_build'\n"
+                      "real_configure, real_build = course.configure, course.build\n"
+                      "course.build = course.configure = lambda: None\n" + code)
+    run = subprocess.run([sys.executable, str(script), str(repo)], env=ENV, capture_output=True, text=True,
+                         timeout=120, stdin=subprocess.DEVNULL)
+    script.unlink()
+    return run.returncode, run.stdout + run.stderr
+
+
+def stand_in_program(path, code, text):
+    """A stage program that prints `text` and exits with `code`, whatever its arguments."""
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"#!{sys.executable}\nimport sys\nprint({text!r})\nsys.exit({code})\n")
+    path.chmod(0o755)
+
+
+NO_GPU = "no CUDA GPU is available (no NVIDIA driver is loaded, or it is older than this CUDA runtime needs)"
+
+
+def test_no_gpu(repo):
+    """Without a GPU: progress lists every stage, run and watch say that the file compiled."""
+    build = repo / "fake_build"
+    # 02 attempted (its program skips for want of a GPU), 03 and 07 not attempted.
+    stand_in_program(build / "stage_02_basic_sweep_exercise", 77, "SKIP: " + NO_GPU)
+    for stage in ("03_shared_tiling", "07_heat_equation"):
+        stand_in_program(build / f"stage_{stage}_exercise", 77,
+                         f"SKIP: exercise {stage} is not attempted yet. Read chapters/{stage}/README.md")
+    code, out = in_child(repo, "course.cmd_progress([])")
+    lines = out.splitlines()
+    check(code == 0 and any("02_basic_sweep" in l and "builds; can't check: no GPU" in l for l in lines)
+          and any("03_shared_tiling" in l and "not attempted" in l for l in lines)
+          and any("07_heat_equation" in l and "not attempted" in l for l in lines)
+          and "only a GPU can check them" in out and NO_GPU in out and "every exercise passes" not in out,
+          "progress without a GPU lists every stage, the attempted one as 'builds; can't check: no GPU'", out)
+
+    stand_in_program(build / "stage_02_basic_sweep_exercise", 3, NO_GPU)
+    code, out = in_child(repo, "course.gpu_count = lambda: 0\ncourse.cmd_run(['02', '--n', '3,17,100'])")
+    first = out.find("chapters/02_basic_sweep/stencil.cu compiled")
+    check(code == 3 and 0 <= first < out.find(NO_GPU),
+          "run without a GPU says first that the file compiled, then the program says there is no GPU", out)
+
+    stand_in_program(build / "stage_02_basic_sweep_exercise", 77, "SKIP: " + NO_GPU)
+    code, out = in_child(repo, "course.build_target = lambda name: 0\ncourse.build_and_check('02_basic_sweep')")
+    check(code == 0 and "chapters/02_basic_sweep/stencil.cu compiled, but there is no GPU here" in out
+          and NO_GPU in out, "watch without a GPU says that the file compiled", out)
+
+
+def test_skip_reasons(repo):
+    """test: one line per reason for the skipped tests, from Meson's JSON log."""
+    course_module = load_course(repo)
+    log = repo / "testlog.json"
+    records = [{"name": "unit - a", "result": "OK", "stdout": "all checks passed\n"}]
+    records += [{"name": f"gpu - {n}", "result": "SKIP", "stdout": f"SKIP: {NO_GPU}\n"} for n in range(5)]
+    records += [{"name": f"exercise - {stage}", "result": "SKIP",
+                 "stdout": f"probe\nSKIP: exercise {stage} is not attempted yet. Read chapters/{stage}/README.md\n"}
+                for stage in ("02_basic_sweep", "02_basic_sweep", "03_shared_tiling")]
+    records += [{"name": "quiet", "result": "SKIP", "stdout": ""}]
+    records += [{"name": "gpu - other", "result": "SKIP",
+                 "stdout": "SKIP: no CUDA GPU is available (CUDA driver version is insufficient)\n"}]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records) + "not json\n")
+    reasons = course_module.skip_reasons(log)
+    gpu = [(r, n) for r, n in reasons.items() if r.startswith("no CUDA GPU is available")]
+    check(len(gpu) == 1 and gpu[0][1] == 6 and "no NVIDIA driver is loaded" in gpu[0][0]
+          and "CUDA driver version is insufficient" in gpu[0][0],
+          f"6 tests skipped for want of a GPU, in one line with both details, got {reasons}")
+    unattempted = [(r, n) for r, n in reasons.items() if r.startswith("exercises not attempted yet")]
+    check(len(unattempted) == 1 and unattempted[0][1] == 3 and "02, 03" in unattempted[0][0],
+          f"3 exercise tests not attempted, in one line naming stages 02 and 03, got {reasons}")
+    check(sum(reasons.values()) == 10 and any(r.startswith("no reason printed") for r in reasons),
+          f"a test that printed no reason still counts, got {reasons}")
+
+
+def test_suite_names(repo):
+    """test --suite with a suite that does not exist: exit 2 naming the suites (meson test would
+    say 'No suitable tests defined.' and exit 0)."""
+    code, out = in_child(repo, "course.test_suites = lambda: (['exercise', 'gpu', 'unit'], ['pmpp-stencil'])\n"
+                               "for args in (['--suite', 'unit'], ['--suite=pmpp-stencil:gpu'], ['--no-suite', 'gpu'], []):\n"
+                               "    course.check_suites(args)\n"
+                               "print('all accepted')\n"
+                               "course.check_suites(['--suite', 'unit', '--suite', 'nosuch'])\n")
+    check(code == 2 and "all accepted" in out and "no test suite 'nosuch'" in out and "exercise, gpu, unit" in out,
+          "an unknown suite exits 2 and names the suites; known ones pass", out)
+
+
+def test_backend(repo):
+    """The build names its backend, so that no command prints 'INFO: autodetecting backend as
+    ninja': setup gets --backend ninja, and the build runs ninja itself, not `meson compile`."""
+    code, out = in_child(repo, "calls, ran = [], []\ncourse.configure = real_configure\n"
+                               "course.meson = lambda *a, **k: calls.append(list(a)) or 0\n"
+                               "course.ensure_tools = lambda: None\n"
+                               "course.BUILD = Path(sys.argv[1]) / 'no_build_yet'\n"
+                               "import subprocess\n"
+                               "subprocess.run = lambda cmd, **k: ran.append(cmd) or subprocess.CompletedProcess(cmd, 0)\n"
+                               "real_build()\n"
+                               "print('meson', calls)\nprint('ran', ran)\n")
+    check(code == 0 and "'setup', '--backend', 'ninja'" in out and "'compile'" not in out
+          and "ran [['ninja', '-C'," in out, "setup names the backend and the build runs ninja", out)
+
+
 def main():
     if not shutil.which("git"):
         print("SKIP: git is not installed; reset needs it")
@@ -269,7 +374,7 @@ def main():
     test_shipped_hints()
     with tempfile.TemporaryDirectory() as tmp:
         for test in (test_hints, test_parse_strictly, test_unknown_stage, test_reset, test_change_detection,
-                     test_timing):
+                     test_timing, test_no_gpu, test_skip_reasons, test_suite_names, test_backend):
             test(make_repo(Path(tmp) / test.__name__))
         test_reset_in_clone(make_repo(Path(tmp) / "upstream"), Path(tmp) / "clone")
     for f in failures:
