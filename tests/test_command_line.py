@@ -3,12 +3,14 @@
 never crash. Runs on any machine: arguments are parsed before the GPU is touched, and the
 "no GPU" case hides the GPUs with CUDA_VISIBLE_DEVICES.
 
-usage: test_command_line.py [--heat] STAGE_PROGRAM     (--heat: a time-stepping stage, 07 onward)"""
+usage: test_command_line.py [--heat | --order] STAGE_PROGRAM
+       (--heat: a time-stepping stage, 07 onward; --order: stage 10, the stencil's order R)"""
 import os
 import subprocess
 import sys
 
 heat = sys.argv[1] == "--heat"
+order = sys.argv[1] == "--order"
 program = sys.argv[-1]
 failures = []
 cases = 0
@@ -36,7 +38,12 @@ if not heat:
     expect(["--time-only", "--check-only"], 2, "--check-only and --time-only exclude each other")
     expect(["--time-only=1"], 2, "takes no value")
 else:
-    expect(["--time-only"], 2, "an option of the one-sweep stages")
+    expect(["--time-only", "--jacobi"], 2, "choose one")
+if order:
+    expect(["--order", "5"], 2, "R must be 1, 2, 3 or 4")
+    expect(["--order", "0"], 2, "R must be 1, 2, 3 or 4")
+    expect(["--order", "1,x"], 2, "expects orders like 4 or 1,2,3,4, got '1,x'")
+    expect(["--kernel", "nope"], 2, "--kernel expects basic, tiled, fast or all")
 if heat:
     expect(["--n", "64", "--dt", "1e-3"], 2, "above the stability limit")
     expect(["--bc", "robin"], 2, "dirichlet, neumann or periodic")

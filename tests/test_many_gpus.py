@@ -49,6 +49,8 @@ def errors(program):
     ok &= expect(code, out, 2, "more ranks than planes")
     code, out = run([program, "--jacobi"])
     ok &= expect(code, out, 2, "--jacobi belongs to stage 07")
+    code, out = run([program, "--time-only"])
+    ok &= expect(code, out, 2, "--time-only belongs to stages 07-08")
     code, out = run([program, "--fuse", "2"])
     ok &= expect(code, out, 2, "stage 09_many_gpus advances one step per pass", "fusing steps is stage 08")
     code, out = run([program, "--n", "70000"])
