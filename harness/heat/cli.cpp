@@ -97,7 +97,7 @@ std::string parse_heat_args(int argc, const char* const* argv, HeatOptions& h, O
                                  [&](const std::string& name, const std::string& value) { return take(h, name, value); },
                                  rest);
     if (err.empty()) err = parse_args(int(rest.size()), rest.data(), o);
-    if (err.empty() && o.time_only) err = "--time-only is an option of the one-sweep stages (02-06), not of this one";
+    if (err.empty() && o.time_only && h.jacobi) err = "--time-only times the steps; --jacobi runs until the residual is small: choose one";
     if (err.empty() && h.jacobi && !h.given("--precision")) h.precision = Precision::Double;
     if (err.empty()) err = combinations(h);
     return err;
@@ -146,6 +146,7 @@ std::string heat_usage(const std::string& program) {
            "  --seed S           seed for the random initial state                       [8]\n"
            "  --json FILE        append one JSON record per size to FILE\n"
            "  --check-only       check only, do not time\n"
+           "  --time-only        time only, do not check: a random state made on the GPU (for sweeps)\n"
            "  --as-test          exit 77 (skipped) without a GPU or when the exercise is not attempted\n"
            "  --help             this text\n\n"
            "exit codes: 0 passed, 1 wrong result or CUDA error, 2 bad arguments (an unstable dt included),\n"

@@ -66,6 +66,22 @@ double largest_magnitude(const HostGrid& u) {
     return m;
 }
 
+// Times one step, the loop, the loop as a graph, and a copy of one grid, from the state in a and b.
+void time_steps(HeatRecord& rec, void* a, void* b, unsigned N, const HeatStep& step, const HeatPlan& plan,
+                const Options& o, const Gpu& g, cudaStream_t s) {
+    const size_t bytes = grid_cells(N) * bytes_per_cell(step.precision), flush_bytes = l2_flush_bytes(g);
+    DeviceBuffer flush(flush_bytes);
+    rec.step = time_runs([&] { CUDA_CHECK(launch_heat_step(a, b, N, step, s)); }, o, s, flush, flush_bytes);
+    if (plan.steps > 0) {
+        rec.loop = time_runs([&] { advance(a, b, N, step, plan.steps, s); }, o, s, flush, flush_bytes);
+        CapturedLoop graph(a, b, N, step, plan.steps, s);
+        rec.graph = time_runs([&] { graph.replay(s); }, o, s, flush, flush_bytes);
+    }
+    rec.copy = time_runs([&] { CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); }, o, s, flush,
+                         flush_bytes);
+    rec.timed = true;
+}
+
 HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsigned N, const HeatPlan& plan,
                     cudaStream_t s) {
     const Precision p = h.precision;
@@ -95,6 +111,15 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
             FusedTile{shape.read_j, shape.read_k, shape.tile_j, shape.tile_k, shape.tile_i}, step.fused_steps,
             bytes_per_cell(p));
     rec.resources = kernel_resources(g, shape.kernel, shape.block, shape.shared_bytes);
+
+    // --time-only (sweeps): a random state made on the GPU, timed without the host's reference.
+    if (o.time_only) {
+        fill_random_on_gpu(a.ptr, cells, p, o.seed * 1000003u + N, 4 * g.prop.multiProcessorCount, s);
+        CUDA_CHECK(cudaMemcpy(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice));
+        rec.checked = false;
+        time_steps(rec, a.ptr, b.ptr, N, step, plan, o, g, s);
+        return rec;
+    }
 
     // 1. Every cell after the steps (or the first steps, for large runs) against the reference.
     unsigned checked = plan.steps;
@@ -149,18 +174,9 @@ HeatRecord run_heat(const Gpu& g, const HeatOptions& h, const Options& o, unsign
 
     // 4. Timings: one step, the loop, the loop as a graph, and a copy of one grid.
     if (rec.ok() && !o.check_only) {
-        DeviceBuffer flush(flush_bytes);
         upload(initial, a.ptr, p);
         upload(initial, b.ptr, p);
-        rec.step = time_runs([&] { CUDA_CHECK(launch_heat_step(a.ptr, b.ptr, N, step, s)); }, o, s, flush, flush_bytes);
-        if (plan.steps > 0) {
-            rec.loop = time_runs([&] { advance(a.ptr, b.ptr, N, step, plan.steps, s); }, o, s, flush, flush_bytes);
-            CapturedLoop graph(a.ptr, b.ptr, N, step, plan.steps, s);
-            rec.graph = time_runs([&] { graph.replay(s); }, o, s, flush, flush_bytes);
-        }
-        rec.copy = time_runs([&] { CUDA_CHECK(cudaMemcpyAsync(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice, s)); },
-                             o, s, flush, flush_bytes);
-        rec.timed = true;
+        time_steps(rec, a.ptr, b.ptr, N, step, plan, o, g, s);
     }
     return rec;
 }

@@ -35,6 +35,7 @@ struct HeatRecord {
     unsigned tile_j = 0, tile_k = 0;  // the rows and columns of a plane one block writes (0: no tiles)
     double model_bytes_per_update = 0;  // fused_bytes_per_update for the kernel's tiles (0: no tiles)
     Resources resources;
+    bool checked = true;  // false with --time-only: nothing was compared with the reference
     HeatCheck check;
     Conservation conservation;
     std::vector<std::pair<unsigned, double>> growth;  // (step, largest |u|), for an unstable dt

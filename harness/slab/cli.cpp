@@ -43,6 +43,7 @@ std::string parse_many_gpu_args(int argc, const char* const* argv, ManyGpuOption
     o.sizes = sizes;  // parse_args never saw --n
     if (err.empty() && h.jacobi) err = "--jacobi belongs to stage 07: stage 09 runs the time loop on many GPUs";
     if (err.empty() && h.snapshots) err = "--snapshots belongs to stage 07 (its pictures come from one GPU)";
+    if (err.empty() && o.time_only) err = "--time-only belongs to stages 07-08: stage 09 checks every run against stage 07";
     return err;
 }
 
