@@ -18,6 +18,9 @@
 #define TRY_MIN_BLOCKS 4
 #define TRY_HALF_CELLS 8
 #endif
+#ifndef TRY_UNALIGNED_HALF_CELLS  // half and bf16 cells per thread where rows start off 8-cell boundaries
+#define TRY_UNALIGNED_HALF_CELLS 8
+#endif
 constexpr unsigned BLOCK_X = 32;           // threads along k
 constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;  // planes (i) per thread
@@ -112,15 +115,101 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
         if (active) {
             T* row = out + (i * N + j) * N;
             store_state_cells(row, u, k, N);
-            if (bc != Boundary::Dirichlet)
+            if (bc == Boundary::Dirichlet) {  // the row's ghosts again, with their own value: sectors written whole
+                if (k == 0) row[0] = from_arith<T>(curr.v[0]);
+                if (k + W == N) row[N - 1] = from_arith<T>(curr.v[W - 1]);
+            } else {
                 for (int e = 0; e < W; ++e) {
                     if (k + e == ghost_source(true, N, bc)) row[0] = from_arith<T>(u.v[e]);
                     if (k + e == ghost_source(false, N, bc)) row[N - 1] = from_arith<T>(u.v[e]);
                 }
+            }
         }
         prevBits = currBits;
         currBits = nextBits;
         nextBits = aheadBits;
+    }
+}
+
+// Cells in[at..at+W-1] when `at` lies D cells past a W-aligned address: the two aligned accesses
+// they straddle, and W of their 2W cells. An access that lies partly outside the grid holds no
+// cell that is needed, so it is not made (`at` is signed: in a tiny grid it can lie before it).
+template <int W, int D, class T>
+__device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) {
+    Cells<T, W> lo{}, hi{}, c;
+    if (at - D >= 0) lo = load_cells<W>(in + (at - D));
+    if constexpr (D == 0) return lo;
+    if (at - D + 2 * W <= cells) hi = load_cells<W>(in + (at - D + W));
+    for (int e = 0; e < W; ++e) c.v[e] = e + D < W ? lo.v[e + D] : hi.v[e + D - W];
+    return c;
+}
+
+// For N % W = RN != 0, rows do not start on W-cell boundaries (stage 06's second kernel, in any
+// precision). A thread owns the W cells of one aligned access of a row (a row's first access
+// starts up to W - 1 cells before it), so its own cells move in whole aligned loads and stores;
+// its neighbours are RN (row j+1), W - RN (row j-1), RN² % W (plane i+1) and W - RN² % W (plane
+// i-1) cells off an aligned address: load_shifted. Along i the cells shift with the rows, so
+// nothing is kept in registers from one plane to the next (the L1 cache serves the repeats).
+template <int W, int RN, class T, bool WithSource>
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, TRY_MIN_BLOCKS)
+heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
+                           unsigned int N, Boundary bc, Arith<T> r) {
+    using A = Arith<T>;
+    const unsigned int plane = N * N, cells = plane * N;
+    const unsigned int t = blockIdx.x * BLOCK_X + threadIdx.x;
+    const unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
+    const unsigned int iStart = 1 + blockIdx.z * Z_CHUNK;
+    const unsigned int iEnd = min(iStart + Z_CHUNK, N - 1);
+    const unsigned int lane = threadIdx.x % 32;
+    const bool stateRow = j >= 1 && j <= N - 2;
+    constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
+    for (unsigned int i = iStart; i < iEnd; ++i) {
+        const unsigned int row = (i * N + j) * N;          // cell (i, j, 0)
+        const unsigned int at = row / W * W + W * t;       // this thread's cells at..at+W-1
+        const int k = int(at) - int(row);                  // the first one's k; < 0 in the row before
+        const bool inRow = stateRow && k + W - 1 >= 0 && k <= int(N) - 1;  // a cell of this row
+        const bool active = stateRow && k + W - 1 >= 1 && k <= int(N) - 2;  // a state cell of it
+        Cells<T, W> curr{}, prev{}, next{}, down{}, up{}, u;
+        if (inRow) curr = load_cells<W>(in + at);
+        if (active) {
+            prev = load_shifted<W, kPrev>(in, (long long)at - plane, cells);
+            next = load_shifted<W, kNext>(in, (long long)at + plane, cells);
+            down = load_shifted<W, kDown>(in, (long long)at - N, cells);
+            up = load_shifted<W, kUp>(in, (long long)at + N, cells);
+        }
+        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1);  // cell k-1, held by lane - 1
+        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell k+W, held by lane + 1
+        if (lane == 0 && active && k >= 1) left = to_arith(in[at - 1]);
+        if (lane == 31 && active && k + W <= int(N) - 1) right = to_arith(in[at + W]);
+        for (int e = 0; e < W; ++e) {
+            A west = e == 0 ? left : curr.v[e - 1];
+            A east = e == W - 1 ? right : curr.v[e + 1];
+            A sum = west + east + down.v[e] + up.v[e] + prev.v[e] + next.v[e];
+            u.v[e] = curr.v[e] + r * (sum - A(6) * curr.v[e]);
+        }
+        if constexpr (WithSource) {
+            if (active) {
+                Cells<T, W> q = load_shifted<W, 0>(source, at, cells);
+                for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
+            }
+        }
+        if (!inRow) continue;
+        // The row's own cells: state cells get the step; with Dirichlet boundaries its two ghosts
+        // (k = 0, N-1) get their own value again, so that the access is written whole.
+        const bool dirichlet = bc == Boundary::Dirichlet;
+        for (int e = 0; e < W; ++e)
+            if (k + e < 1 || k + e > int(N) - 2) u.v[e] = curr.v[e];
+        if (k >= 0 && k + W - 1 <= int(N) - 1 && (dirichlet || (k >= 1 && k + W - 1 <= int(N) - 2))) {
+            store_cells<W>(out + at, u);
+        } else {
+            for (int e = 0; e < W; ++e)
+                if (k + e >= 1 && k + e <= int(N) - 2) out[at + e] = from_arith<T>(u.v[e]);
+        }
+        if (!dirichlet)
+            for (int e = 0; e < W; ++e) {
+                if (k + e == int(ghost_source(true, N, bc))) out[row] = from_arith<T>(u.v[e]);
+                if (k + e == int(ghost_source(false, N, bc))) out[row + N - 1] = from_arith<T>(u.v[e]);
+            }
     }
 }
 
@@ -144,6 +233,8 @@ __global__ void fill_ghosts_kernel(T* u, unsigned int N, Boundary bc) {
 
 // Cells per thread: the widest access that every row start is aligned to (N a multiple of W).
 template <class T> constexpr int kWide = sizeof(T) == 2 ? TRY_HALF_CELLS : 16 / sizeof(T);
+// Cells per thread in the unaligned kernel (rows off kWide-cell boundaries): one aligned access.
+template <class T> constexpr int kUnaligned = sizeof(T) == 2 ? TRY_UNALIGNED_HALF_CELLS : kWide<T>;
 template <class T> int vector_width(unsigned N) {
     return N % kWide<T> == 0 ? kWide<T> : kWide<T> > 4 && N % 4 == 0 ? 4 : 1;
 }
@@ -159,13 +250,32 @@ template <class T, class F> auto with_width(unsigned N, F f) {
     return f(std::integral_constant<int, 1>{});
 }
 
+// The unaligned kernel for N % kUnaligned<T> = RN, RN a compile-time constant.
+template <class T, bool WithSource, int RN = 1>
+void launch_unaligned(dim3 grid, dim3 block, const T* in, T* out, const T* source, unsigned N, const HeatStep& step,
+                      cudaStream_t s) {
+    if constexpr (RN < kUnaligned<T>) {
+        if (N % kUnaligned<T> != RN)
+            return launch_unaligned<T, WithSource, RN + 1>(grid, block, in, out, source, N, step, s);
+        heat_step_kernel_unaligned<kUnaligned<T>, RN, T, WithSource><<<grid, block, 0, s>>>(in, out, source, N, step.bc,
+                                                                                      Arith<T>(step.r));
+    }
+}
+
 template <int W, class T, bool WithSource>
 Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     dim3 block(BLOCK_X, BLOCK_Y, 1);
-    dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
-    heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out),
-                                                              static_cast<const T*>(step.source), N, step.bc,
-                                                              Arith<T>(step.r));
+    const T* from = static_cast<const T*>(in);
+    const T* source = static_cast<const T*>(step.source);
+    if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access of a row
+        constexpr unsigned U = kUnaligned<T>;
+        dim3 grid(ceil_div(N + U - 1, U * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
+        launch_unaligned<T, WithSource>(grid, block, from, static_cast<T*>(out), source, N, step, s);
+    } else {
+        dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
+        heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(from, static_cast<T*>(out), source, N, step.bc,
+                                                                  Arith<T>(step.r));
+    }
     if (Status e = cudaGetLastError(); e != cudaSuccess || step.bc == Boundary::Dirichlet) return e;
     dim3 face_block(32, 8, 1), faces(ceil_div(N - 2, 32), ceil_div(N - 2, 8), 2);
     fill_ghosts_kernel<T><<<faces, face_block, 0, s>>>(static_cast<T*>(out), N, step.bc);
@@ -198,8 +308,12 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
     return with_storage_type(step.precision, [&](auto t) {
         using T = decltype(t);
         return with_width<T>(N, [&](auto w) {
-            return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
-                               dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
+            if constexpr (w.value == 1)  // the unaligned kernel: each instance has the same resources
+                return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false>),
+                                   dim3(BLOCK_X, BLOCK_Y, 1), unsigned(kUnaligned<T>)};
+            else
+                return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
+                                   dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
         });
     });
 }
