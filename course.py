@@ -40,13 +40,14 @@ NOT_TIMED = {"01_discretization": "stage 01 checks its kernel but does not time 
 TIMING_EXTRA = {"07_heat_equation": ["--steps", "10"], "08_temporal_blocking": ["--fuse", "4", "--steps", "8"],
                 "09_many_gpus": ["--steps", "10"]}
 # How `progress` checks an exercise, as tests/meson.build does: one run, or for the time-stepping
-# stages one run per boundary condition.
+# stages one run per boundary condition, for stage 10 every order.
 EXERCISE_RUNS = {"07_heat_equation": [["--n", "3,5,17,33,64", "--steps", "3", "--bc", bc]
                                       for bc in ("dirichlet", "neumann", "periodic")],
                  "08_temporal_blocking": [["--n", "3,5,17,33,64", "--fuse", "4", "--steps", "7", "--bc", bc]
                                           for bc in ("dirichlet", "neumann")],
                  "09_many_gpus": [["--n", "3,5,17,64", "--steps", "3", "--bc", bc]
-                                  for bc in ("dirichlet", "neumann", "periodic")]}
+                                  for bc in ("dirichlet", "neumann", "periodic")],
+                 "10_high_order": [["--n", "3,5,8,17,33,100", "--order", "1,2,3,4"]]}
 
 
 def say(text):
@@ -120,7 +121,7 @@ def ensure_tools():
         import ninja
         os.environ["PATH"] = ninja.BIN_DIR + os.pathsep + os.environ["PATH"]
     if not shutil.which("nvcc") and not Path("/usr/local/cuda/bin/nvcc").exists():
-        fail("nvcc not found: install the CUDA Toolkit (13.0 or newer) and put its bin folder on PATH")
+        fail("nvcc not found: install the CUDA Toolkit (12.0 or newer) and put its bin folder on PATH")
     if not shutil.which("nvcc"):
         os.environ["PATH"] = "/usr/local/cuda/bin" + os.pathsep + os.environ["PATH"]
 
@@ -179,8 +180,9 @@ def source_file(stage, implementation):
 
 
 # Stages that need a library besides CUDA: without it Meson does not build them (see meson.build).
-NEEDS = {"09_many_gpus": "NCCL (the CUDA toolkit's libnccl, Debian's libnccl-dev, or pip install "
-                         "nvidia-nccl-cu13), then `meson setup --reconfigure build`"}
+NEEDS = {"09_many_gpus": "NCCL built for your CUDA (the CUDA toolkit's libnccl, Debian's libnccl-dev, or pip "
+                         "install nvidia-nccl-cu12 for CUDA 12, nvidia-nccl-cu13 for CUDA 13), then "
+                         "`meson setup --reconfigure build`"}
 MANY_GPUS = "09_many_gpus"
 
 
