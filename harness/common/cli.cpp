@@ -101,13 +101,15 @@ std::string parse_args(int argc, const char* const* argv, Options& o) {
                 err = parse_size_list(text, kMaxN, "the kernels index with 32-bit unsigned arithmetic, so N³ must be "
                                       "below 2^32", o.sizes);
             else if (arg == "--json") o.json_path = text;
-            else if (!parse_whole(text, n)) err = arg + " expects a whole number, got '" + text + "'";
+            else if (!parse_whole(text, n))
+                err = arg + (arg == "--reps" ? " expects a positive whole number, got '"
+                                             : " expects a whole number (0 or more), got '") + text + "'";
             else if (arg == "--seed") o.seed = n;
             else if (arg == "--reps" && (n < 1 || n > 100000)) err = "--reps must be between 1 and 100000";
             else if (arg == "--warmup" && n > 100000) err = "--warmup must be at most 100000";
             else (arg == "--reps" ? o.reps : o.warmup) = int(n);
         } else
-            err = "unknown option '" + std::string(argv[a]) + "' (see --help)";
+            err = "unknown option '" + std::string(argv[a]) + "'";
         if (!err.empty()) return err;
     }
     if (o.check_only && o.time_only) return "--check-only and --time-only exclude each other";

@@ -15,6 +15,14 @@
 // Exit codes of every stage program (see usage() in cli.cpp).
 enum Exit { kPass = 0, kFail = 1, kUsage = 2, kNoGpu = 3, kSkip = 77 };
 
+// The name a program's messages begin with: its file name (stage_02_basic_sweep_exercise), not
+// the build folder's path to it.
+inline std::string program_name(const char* argv0) {
+    std::string path = argv0;
+    size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 inline std::string gigabytes(double bytes) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f GB (%.0f bytes)", bytes * 1e-9, bytes);
@@ -78,7 +86,7 @@ int run_reporting_errors(Body body, bool as_test, const std::string& program, co
                         e.what());
         else
             std::printf("CUDA error: %s\n(a kernel that reads or writes out of bounds often ends like this: run it "
-                        "under 'compute-sanitizer %s --n 33 --check-only' to see where)\n",
+                        "under 'compute-sanitizer build/%s --n 17 --check-only' to see where)\n",
                         e.what(), program.c_str());
         return kFail;
     } catch (const std::bad_alloc&) {

@@ -121,7 +121,7 @@ std::vector<DerivativeCheck> run_size(unsigned n, uint64_t seed, double& worst) 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string program = argv[0];
+    std::string program = program_name(argv[0]);
     Options1D o1;
     std::vector<const char*> rest;
     Options o;

@@ -17,7 +17,7 @@ std::string positive_real(const std::string& name, const std::string& value, dou
 
 std::string whole(const std::string& name, const std::string& value, unsigned long long max,
                   unsigned long long& out) {
-    if (!parse_whole(value, out)) return name + " expects a whole number, got '" + value + "'";
+    if (!parse_whole(value, out)) return name + " expects a whole number (0 or more), got '" + value + "'";
     if (out > max) return name + " must be at most " + std::to_string(max);
     return "";
 }

@@ -304,7 +304,7 @@ JacobiRecord run_jacobi(const Gpu& g, const HeatOptions& h, unsigned N, cudaStre
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string program = argv[0];
+    std::string program = program_name(argv[0]);
     Options o;
     o.sizes = {128};
     HeatOptions h;

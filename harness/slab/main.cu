@@ -574,7 +574,7 @@ int report_size(ManyGpuRecord& rec, int ranks, bool under_mpi, const HeatOptions
 
 int main(int argc, char** argv) {
     setenv("NCCL_NVLS_ENABLE", "0", 0);  // point-to-point only: no NVLink multicast buffers
-    std::string program = argv[0];
+    std::string program = program_name(argv[0]);
     Options o;
     o.sizes = {128};
     HeatOptions h;

@@ -42,7 +42,7 @@ RunRecord run_size(const Gpu& g, const Options& o, unsigned N, const Coefficient
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string program = argv[0];
+    std::string program = program_name(argv[0]);
     Options o;
     if (std::string err = parse_args(argc, argv, o); !err.empty()) {
         std::fprintf(stderr, "%s: %s\n(run with --help for the options)\n", program.c_str(), err.c_str());

@@ -118,7 +118,7 @@ void print_summary(const std::vector<RunRecord>& records, const std::vector<Orde
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string program = argv[0];
+    std::string program = program_name(argv[0]);
     OrderOptions oo;
     std::vector<const char*> rest;
     std::string err = split_args(argc, argv, {{"--order", true}, {"--kernel", true}},
