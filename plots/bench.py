@@ -1,7 +1,11 @@
 """The main job: benchmark every stage on this GPU, record the results, draw the plots.
 
-Run through `python3 course.py bench [--n 128,256,512] [--reps 50] [--no-ncu] [--no-alternatives]
-[--no-heat]`, or `python3 course.py bench --sweep [--reps 20]` for stages 02 and 06 at every N from
+Run through `python3 course.py bench [--full] [--n 128,256,512] [--reps R] [--no-ncu]
+[--no-alternatives] [--no-heat] [--no-high-order]`: it prints what it will run and about how long
+that takes (plan.py: a per-part model fitted to an H100), then a line per part with the time so
+far and about how long is left. The default took 3m19s on an H100 and draws the same figures as
+`--full` (about 12 minutes: every size checked, 50 repetitions), from fewer repetitions and with
+--time-only at the largest size (checked at the smaller ones). Or `python3 course.py bench --sweep [--reps 20]` for stages 02 and 06 at every N from
 64 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json), or
 `python3 course.py bench --only-08` to measure stage 08 against stage 07 again (a few minutes, not
 ten) into this GPU's results file, keeping the rest; that part then names its own date and commit.
@@ -16,7 +20,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from common import BenchStopped, command_output, environment, run_program, say, slug, tool
+from common import BenchStopped, command_output, environment, run_program, say, slug, tool, unchecked
 from results_schema import SCHEMA, ResultsError, load_results, load_sweep, validate
 
 HERE = Path(__file__).resolve().parent
@@ -24,6 +28,8 @@ RESULTS = HERE / "results"
 FIGURES = HERE / "figures"
 BASELINE = "02_basic_sweep"
 HEAT_STAGE = "07_heat_equation"  # stages from 07 on step the heat equation in time: see heat_bench.py
+FUSED_STAGE = "08_temporal_blocking"
+HIGH_ORDER_STAGE = "10_high_order"
 # What the book's model counts (bytes loaded from global memory, as requested through L1) and
 # what actually crosses the DRAM interface after the caches.
 NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
@@ -87,10 +93,13 @@ def draw_shipped_many_gpus():
     return status
 
 
-def profile(program, stage, n, ncu):
-    """Measured OP/B from one run under Nsight Compute, or (None, why)."""
+def profile(program, stage, n, ncu, options=("--check-only",)):
+    """Measured OP/B from one run under Nsight Compute, or (None, why). options: how the program
+    runs; the first kernel whose name holds "stencil" is profiled: --check-only (--full) runs it
+    once before its CPU check, --time-only --reps 1 --warmup 0 (the quick plan) once on random
+    input made on the GPU, with no CPU check; either way Nsight Compute flushes the caches first."""
     cmd = [ncu, "--clock-control", "none", "--metrics", ",".join(NCU_METRICS), "-k", "regex:stencil", "-c", "1",
-           "--csv", "--page", "raw", str(program), "--n", str(n), "--check-only"]
+           "--csv", "--page", "raw", str(program), "--n", str(n), *options]
     run = subprocess.run(cmd, capture_output=True, text=True)
     rows = [line for line in run.stdout.splitlines() if line.startswith('"')]
     if run.returncode != 0 or len(rows) < 3:
@@ -139,6 +148,9 @@ def summary(doc):
     if doc.get("heat"):
         from heat_bench import summary as heat_summary
         heat_summary(doc["heat"])
+    if doc.get("high_order"):
+        from high_order_plot import summary as high_order_summary
+        high_order_summary(doc["high_order"], say)
 
 
 def stop_on_sigterm(signum, frame):
@@ -146,23 +158,56 @@ def stop_on_sigterm(signum, frame):
     raise KeyboardInterrupt
 
 
-def main(root, build, stages, exercise_state, argv):
+def parse(argv):
     ap = argparse.ArgumentParser(prog="course.py bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", default="128,256,512", help="grid sizes (default %(default)s)")
     ap.add_argument("--reps", type=int, default=None,
-                    help="timed repetitions per size (default 50; 20 with --sweep)")
+                    help="timed repetitions of every run (default: 20 for a sweep, 10 for the heat equation's "
+                         "loops; 50 with --full; 20 with --sweep)")
+    ap.add_argument("--full", action="store_true",
+                    help="the full, slower measurement behind the shipped results (about 12 minutes on an H100, "
+                         "the default about 3.5): every size checked against the CPU reference, 50 repetitions, "
+                         "the profiles from checked runs")
     ap.add_argument("--sweep", action="store_true",
                     help="instead: stages 02 and 06 at every N from 64 to 1024, %% of copy against N")
     ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
     ap.add_argument("--no-heat", action="store_true", help="skip stages 07 and 08 (the heat equation, temporal blocking)")
+    ap.add_argument("--no-high-order", action="store_true", help="skip stage 10 (stencils of order R)")
     ap.add_argument("--no-many-gpus", action="store_true", help="skip stage 09's scaling over the GPUs")
     ap.add_argument("--only-08", action="store_true",
                     help="only stage 08 against stage 07, replacing that part of this GPU's results file")
     a = ap.parse_args(argv)
     if a.reps is not None and not 1 <= a.reps <= 100000:
         ap.error(f"--reps must be between 1 and 100000, got {a.reps}")
+    if not re.fullmatch(r"\d+(,\d+)*", a.n):
+        ap.error(f"--n expects sizes like 128,256,512, got '{a.n}'")
+    return a
+
+
+def make_plan(build, stages, exercise_state, a, gpus=1):
+    """The parts of this run (plan.main_plan) from the options and the programs built."""
+    import plan
+    stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists()
+                and s != "01_discretization" and s < HEAT_STAGE]
+    jobs = [(s, "solution") for s in stages3d]
+    for s in stages3d:
+        state, _ = exercise_state(s)
+        if state != "not attempted":
+            jobs.append((s, "exercise"))
+    heat = (build / f"stage_{HEAT_STAGE}_solution").exists() and not a.no_heat
+    return plan.main_plan(
+        build, [int(x) for x in a.n.split(",")], a.reps, a.full, one_sweep=jobs,
+        convergence=(build / "stage_01_discretization_solution").exists(), heat=heat,
+        fused=heat and (build / f"stage_{FUSED_STAGE}_solution").exists(),
+        high_order=(build / f"stage_{HIGH_ORDER_STAGE}_solution").exists() and not a.no_high_order,
+        ncu=not a.no_ncu and tool("ncu") is not None and bool(stages3d), alternatives=not a.no_alternatives,
+        many_gpus=not a.no_many_gpus and gpus >= 2 and (build / "stage_09_many_gpus_solution").exists())
+
+
+def main(root, build, stages, exercise_state, argv):
+    a = parse(argv)
     if a.sweep:
         import sweep
         present, why = gpu_present(build)
@@ -175,87 +220,161 @@ def main(root, build, stages, exercise_state, argv):
         except (BenchStopped, ResultsError) as e:
             say(f"bench --sweep: {e}")
             return 1
-    a.reps = a.reps or 50
     if a.only_08:
-        return only_fused(root, build, a.reps)
-    if not re.fullmatch(r"\d+(,\d+)*", a.n):
-        ap.error(f"--n expects sizes like 128,256,512, got '{a.n}'")
+        return only_fused(root, build, a.reps or 50)
     sizes = [int(x) for x in a.n.split(",")]
 
     present, why = gpu_present(build)
     if not present:
         return draw_shipped(why) | draw_shipped_many_gpus()
 
-    # The one-sweep 3D stages: not 01 (the 1D study), nor 07 onward (the heat equation, below).
-    stages3d = [s for s in stages if (build / f"stage_{s}_solution").exists()
-                and s != "01_discretization" and s < HEAT_STAGE]
-    jobs = [(s, "solution") for s in stages3d]
-    for s in stages3d:
-        state, _ = exercise_state(s)
-        if state != "not attempted":
-            jobs.append((s, "exercise"))
+    import plan
+    parts = make_plan(build, stages, exercise_state, a, gpus=command_output(["nvidia-smi", "-L"]).count("GPU "))
+    progress = plan.Progress(parts, say)
+    progress.start("--full" if a.full else "quick; --full for the full measurement")
     doc = {"schema": SCHEMA, "gpu": None, **environment(root), "sizes": sizes, "runs": [], "profiles": [],
            "profile_note": None, "convergence": None, "alternatives": [], "heat": None}
-
+    if a.no_ncu or tool("ncu") is None:
+        doc["profile_note"] = "skipped (--no-ncu)" if a.no_ncu else "Nsight Compute (ncu) is not installed"
+    status = 0
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            records = Path(tmp) / "runs.jsonl"
-            for number, (stage, impl) in enumerate(jobs, 1):
-                say(f"[{number}/{len(jobs)}] {stage} ({impl}), N = {a.n}")
-                run_program([build / f"stage_{stage}_{impl}", "--n", a.n, "--reps", a.reps, "--json", records],
-                            f"{stage} ({impl})")
-            doc["runs"] = [json.loads(line) for line in records.read_text().splitlines()]
-            doc["gpu"] = doc["runs"][0]["device"]
-
-            study = build / "stage_01_discretization_solution"
-            if study.exists():
-                say("stage 01: the convergence study")
-                out = Path(tmp) / "study.jsonl"
-                run = subprocess.run([str(study), "--json", str(out)], capture_output=True, text=True)
-                if run.returncode == 0 and out.exists():
-                    doc["convergence"] = json.loads(out.read_text().splitlines()[-1])
+            tmp = Path(tmp)
+            for number, part in enumerate(parts):
+                progress.begin(part)
+                if part.key == "draw":
+                    status |= finish(root, doc, a, parts, progress)
+                    if status:
+                        return status
+                elif part.key == "many_gpus":
+                    status |= many_gpus(root, build, a.reps or 20)
                 else:
-                    say(f"  the stage 01 program failed (exit {run.returncode}); no convergence data\n{run.stdout}")
-
-            heat = build / f"stage_{HEAT_STAGE}_solution"
-            if heat.exists() and not a.no_heat:
-                from heat_bench import measure, measure_fused
-                doc["heat"] = measure(heat, a.n, a.reps, Path(tmp))
-                fused = build / "stage_08_temporal_blocking_solution"
-                if fused.exists():
-                    doc["heat"]["fused"] = measure_fused(heat, fused, a.reps, Path(tmp))
+                    RUN_PART[part.key](part, doc, build, a, tmp, number)
     except BenchStopped as e:
         say(str(e))
         return 1
+    progress.finish()
+    return status
 
-    ncu = None if a.no_ncu else tool("ncu")
-    if ncu is None:
-        doc["profile_note"] = "skipped (--no-ncu)" if a.no_ncu else "Nsight Compute (ncu) is not installed"
-        say(f"measured OP/B: {doc['profile_note']}")
+
+def run_records(cmd, what, out, failure="gave wrong results"):
+    """Runs one measuring program with --json out; (passed, its records)."""
+    ok = run_program([*cmd, "--json", out], what, failure)
+    records = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    out.unlink(missing_ok=True)
+    return ok, records
+
+
+def run_one_sweep(part, doc, build, a, tmp, number):
+    """A stage 02-06 program: checked (and timed) at the first command's sizes, then timed with
+    --time-only at the second's (the quick plan), those records marked with where they were checked."""
+    what = f"{part.extra['stage']} ({part.extra['implementation']})"
+    passed, checked_at = True, []
+    for cmd in part.commands:
+        ok, records = run_records(cmd, what, tmp / f"runs_{number}.jsonl")
+        if "--time-only" in cmd:
+            records = [unchecked(r, passed, checked_at) for r in records]
+        else:
+            passed = ok and all(r["check"]["ok"] for r in records)
+            checked_at = [r["n"] for r in records]
+        doc["runs"] += records
+    if doc["runs"] and doc["gpu"] is None:
+        doc["gpu"] = doc["runs"][0]["device"]
+
+
+def run_convergence(part, doc, build, a, tmp, number):
+    out = tmp / "study.jsonl"
+    run = subprocess.run([str(part.commands[0][0]), "--json", str(out)], capture_output=True, text=True)
+    if run.returncode == 0 and out.exists():
+        doc["convergence"] = json.loads(out.read_text().splitlines()[-1])
     else:
-        n = max(sizes)
-        for number, stage in enumerate(stages3d, 1):
-            say(f"[ncu {number}/{len(stages3d)}] {stage} (solution), N = {n}")
-            p, why = profile(build / f"stage_{stage}_solution", stage, n, ncu)
-            if p is None:
-                doc["profile_note"] = why
-                say(f"  {why}; carrying on without measured OP/B")
-                break
-            doc["profiles"].append(p)
+        say(f"  the stage 01 program failed (exit {run.returncode}); no convergence data\n{run.stdout}")
 
-    if not a.no_alternatives:
-        # The last and the only optional part: stopped (Ctrl-C, or `timeout`), the bench still
-        # writes and draws everything measured before it.
-        from alternatives import measure
-        previous = signal.signal(signal.SIGTERM, stop_on_sigterm)
-        try:
-            measure(sizes, a.reps, doc["runs"], say, records=doc["alternatives"])
-        except KeyboardInterrupt:
-            say(f"bench: stopped while measuring the CuPy/PyTorch alternatives; writing the results with the "
-                f"{len(doc['alternatives'])} measured before")
-        finally:
-            signal.signal(signal.SIGTERM, previous)
 
+def run_heat(part, doc, build, a, tmp, number):
+    from heat_bench import measure
+    doc["heat"] = measure(build / f"stage_{HEAT_STAGE}_solution", a.n, part.extra["reps"], tmp, quick=not a.full,
+                          overhead_reps=part.extra["overhead_reps"])
+
+
+def run_fused(part, doc, build, a, tmp, number):
+    from heat_bench import measure_fused
+    fused = measure_fused(build / f"stage_{HEAT_STAGE}_solution", build / f"stage_{FUSED_STAGE}_solution",
+                          part.extra["reps"], tmp, quick=not a.full)
+    if doc["heat"] is not None:
+        doc["heat"]["fused"] = fused
+
+
+def run_high_order(part, doc, build, a, tmp, number):
+    """Stage 10: every order and kernel, checked at the first command's sizes; with the quick plan
+    timed with --time-only at the second's, each record marked with its (kernel, order)'s check."""
+    section = {"runs": [], "alternatives": [], "sizes": []}
+    verdict = {}  # (kernel, order) -> (passed, [N])
+    for cmd in part.commands:
+        _, records = run_records(cmd, "stage 10 (order R)", tmp / f"order_{number}.jsonl")
+        for r in records:
+            key = (r["kernel"], r["order"])
+            if "--time-only" in cmd:
+                ok, at = verdict.get(key, (False, []))
+                unchecked(r, ok, at)
+            else:
+                ok, at = verdict.get(key, (True, []))
+                verdict[key] = (ok and r["check"]["ok"], at + [r["n"]])
+        section["runs"] += records
+    section["sizes"] = sorted({r["n"] for r in section["runs"]})
+    if section["runs"]:
+        doc["high_order"] = section
+        if doc["gpu"] is None:
+            doc["gpu"] = section["runs"][0]["device"]
+
+
+def run_ncu(part, doc, build, a, tmp, number):
+    ncu = tool("ncu")
+    for cmd in part.commands:
+        stage = Path(cmd[0]).name.removeprefix("stage_").removesuffix("_solution")
+        p, why = profile(cmd[0], stage, int(cmd[cmd.index("--n") + 1]), ncu, [str(c) for c in cmd[3:]])
+        if p is None:
+            doc["profile_note"] = why
+            say(f"  {why}; carrying on without measured OP/B")
+            break
+        doc["profiles"].append(p)
+
+
+def run_alternatives(part, doc, build, a, tmp, number):
+    """The last measuring part, and an optional one: stopped (Ctrl-C, or `timeout`), the bench still
+    writes and draws everything measured before it."""
+    import plan
+    from alternatives import measure, measure_orders
+    sizes = [int(x) for x in a.n.split(",")]
+    checked, _ = plan.split_sizes(sizes, quick=not a.full)
+    previous = signal.signal(signal.SIGTERM, stop_on_sigterm)
+    try:
+        measure(sizes, part.extra.get("reps", a.reps or 20), doc["runs"], say, records=doc["alternatives"],
+                check_sizes=checked)
+        high = doc.get("high_order")
+        if high:
+            order_checked = plan.HIGH_ORDER_SIZES if a.full else plan.HIGH_ORDER_SIZES[:1]
+            measure_orders(high["sizes"], plan.HIGH_ORDER_ORDERS, part.extra.get("reps", a.reps or 20), high["runs"],
+                           say, records=high["alternatives"], check_sizes=[n for n in order_checked if n in high["sizes"]])
+    except KeyboardInterrupt:
+        say(f"bench: stopped while measuring the CuPy/PyTorch alternatives; writing the results with the "
+            f"{len(doc['alternatives'])} measured before")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+RUN_PART = {"one_sweep": run_one_sweep, "convergence": run_convergence, "heat": run_heat, "fused": run_fused,
+            "high_order": run_high_order, "ncu": run_ncu, "alternatives": run_alternatives}
+
+
+def finish(root, doc, a, parts, progress):
+    """Validates, writes the results file, prints the tables, draws the figures."""
+    import plan
+    doc["plan"] = {"mode": "full" if a.full else "quick", "estimated_s": round(plan.total(parts), 1),
+                   "elapsed_s": round(progress.clock() - progress.start_time, 1)}
+    if doc["gpu"] is None:
+        say("bench: no run produced a record")
+        return 1
     try:
         validate(doc)
     except ResultsError as e:
@@ -264,13 +383,10 @@ def main(root, build, stages, exercise_state, argv):
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{slug(doc['gpu'])}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
-    say(f"\nwrote {path.relative_to(root)}")
+    say(f"\nwrote {path.relative_to(root) if path.is_relative_to(root) else path}")
     summary(doc)
     say("\nfigures:")
-    status = draw(doc, slug(doc["gpu"]))
-    if not a.no_many_gpus:
-        status |= many_gpus(root, build, a.reps)
-    return status
+    return draw(doc, slug(doc["gpu"]))
 
 
 def only_fused(root, build, reps):

@@ -31,6 +31,16 @@ def run_program(cmd, what, failure="gave wrong results"):
     return run.returncode == 0
 
 
+def unchecked(record, ok, checked_at):
+    """Marks a --time-only record (no CPU check at its own N): check.ok is whether the same program
+    and options passed the check at the sizes checked_at, check.checked is false, and checked_at
+    names those sizes (results_schema.py wants both). The figures plot a record whose ok is true."""
+    record["check"] = {**{k: v for k, v in (record.get("check") or {}).items() if k != "checked"},
+                       "ok": bool(ok), "checked": False}
+    record["checked_at"] = sorted(set(checked_at))
+    return record
+
+
 def slug(name):
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "gpu"
 

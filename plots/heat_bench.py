@@ -7,7 +7,7 @@ table. A run that exits 1 (a wrong result, or Jacobi not converging) is recorded
 not plotted; any other failure stops the bench (BenchStopped)."""
 import json
 
-from common import run_program, say
+from common import run_program, say, unchecked
 from heat_plot import loop_rate  # the figure and the table compare the stages by the loop's rate
 from results_schema import BOUNDARIES, PRECISIONS
 STEPS = "100"
@@ -18,37 +18,71 @@ SNAPSHOT_SIZE, SNAPSHOTS = "128", "5"
 JACOBI_SIZES = "32,64,128"
 # Stage 08 against stage 07 in the same run: the loop's cell-updates/s for each S.
 FUSED_SIZES, FUSED_STEPS, FUSED_S = "256,512", "64", (1, 2, 4, 8)
+FUSED_CHECK_SIZE = "128"  # the quick bench checks each S here (--check-only), then times with --time-only
 
 
-def jobs(sizes, reps):
+def jobs(sizes, reps, quick=False, overhead_reps=None):
     """(part of the section, what it measures, the program's options) for every run, in order.
     The rates are measured at the smallest and the largest of the bench's sizes: 12 boundary and
-    precision pairs at every size would make stage 07 most of the bench's time."""
-    numbers = [int(n) for n in sizes.split(",")]
-    sizes = ",".join(str(n) for n in sorted({min(numbers), max(numbers)}))
+    precision pairs at every size would make stage 07 most of the bench's time. quick (the
+    default bench): each pair checked and timed at the smallest size, then timed with --time-only
+    at the largest (no CPU reference there); overhead_reps: the launch overhead's repetitions
+    (default: reps)."""
+    numbers = sorted({int(n) for n in sizes.split(",")})
+    ends = sorted({numbers[0], numbers[-1]})
     timed = ["--steps", STEPS, "--reps", str(reps)]
-    out = [("runs", f"{bc} boundaries, {p}, N = {sizes}", ["--n", sizes, *timed, "--bc", bc, "--precision", p])
-           for bc in BOUNDARIES for p in PRECISIONS]
+    out = []
+    for bc in BOUNDARIES:
+        for p in PRECISIONS:
+            problem = ["--bc", bc, "--precision", p]
+            if quick and len(ends) > 1:
+                out.append(("runs", f"{bc} boundaries, {p}, N = {ends[0]}", ["--n", str(ends[0]), *timed, *problem]))
+                out.append(("runs", f"{bc} boundaries, {p}, N = {ends[-1]} (--time-only)",
+                            ["--n", str(ends[-1]), *timed, *problem, "--time-only"]))
+            else:
+                out.append(("runs", f"{bc} boundaries, {p}, N = {','.join(map(str, ends))}",
+                            ["--n", ",".join(map(str, ends)), *timed, *problem]))
+    overhead = ["--steps", STEPS, "--reps", str(reps if overhead_reps is None else overhead_reps)]
     out.append(("overhead", f"launch overhead with and without a CUDA graph, N = {OVERHEAD_SIZES}",
-                ["--n", OVERHEAD_SIZES, *timed, "--bc", "dirichlet", "--precision", "float"]))
-    out += [("accuracy", f"order of accuracy, {p}, N = {ACCURACY_SIZES}",
-             ["--n", ACCURACY_SIZES, "--t-end", T_END, "--check-only", "--bc", "dirichlet", "--precision", p])
-            for p in PRECISIONS]
-    out.append(("snapshots", f"{SNAPSHOTS} pictures of the middle plane, N = {SNAPSHOT_SIZE}",
-                ["--n", SNAPSHOT_SIZE, "--t-end", T_END, "--snapshots", SNAPSHOTS, "--check-only",
-                 "--bc", "dirichlet", "--precision", "float"]))
+                ["--n", OVERHEAD_SIZES, *overhead, "--bc", "dirichlet", "--precision", "float"]))
+    # quick: the float run of the accuracy study takes the pictures too (its run at SNAPSHOT_SIZE
+    # is the snapshots' run: the same N, end time, boundaries and precision)
+    for p in PRECISIONS:
+        pictures = quick and p == "float"
+        out.append(("accuracy", f"order of accuracy, {p}, N = {ACCURACY_SIZES}"
+                    + (f"; {SNAPSHOTS} pictures of the middle plane at N = {SNAPSHOT_SIZE}" if pictures else ""),
+                    ["--n", ACCURACY_SIZES, "--t-end", T_END, "--check-only", "--bc", "dirichlet", "--precision", p]
+                    + (["--snapshots", SNAPSHOTS] if pictures else [])))
+    if not quick:
+        out.append(("snapshots", f"{SNAPSHOTS} pictures of the middle plane, N = {SNAPSHOT_SIZE}",
+                    ["--n", SNAPSHOT_SIZE, "--t-end", T_END, "--snapshots", SNAPSHOTS, "--check-only",
+                     "--bc", "dirichlet", "--precision", "float"]))
     out.append(("jacobi", f"Jacobi iteration for the steady state, N = {JACOBI_SIZES}",
                 ["--jacobi", "--n", JACOBI_SIZES, "--precision", "double"]))
     return out
 
 
-def measure(program, sizes, reps, tmp):
+def option(options, name, default=None):
+    return options[options.index(name) + 1] if name in options else default
+
+
+def measure(program, sizes, reps, tmp, quick=False, overhead_reps=None, begin=None):
     """Runs `program` (stage 07's solution) for every job; returns the "heat" section. `sizes` is
-    the bench's --n text, `tmp` a folder for the programs' JSON lines."""
+    the bench's --n text, `tmp` a folder for the programs' JSON lines. quick: see jobs(); a
+    --time-only run follows the checked run of its pair, and is skipped when that run failed.
+    begin(number, total): called before each job (the bench's progress)."""
     heat = {"runs": [], "overhead": [], "accuracy": [], "snapshots": None, "jacobi": []}
-    todo = jobs(sizes, reps)
+    todo = jobs(sizes, reps, quick, overhead_reps)
+    checked = {}  # (bc, precision) -> (passed, [N]) of the checked run
     for number, (part, what, options) in enumerate(todo, 1):
         say(f"[07 {number}/{len(todo)}] the heat equation: {what}")
+        if begin:
+            begin(number, len(todo))
+        pair = (option(options, "--bc"), option(options, "--precision"))
+        time_only = "--time-only" in options
+        if time_only and not checked.get(pair, (False,))[0]:
+            say(f"  skipped: the check of {pair[0]}, {pair[1]} did not pass")
+            continue
         out = tmp / f"heat_{number}.jsonl"
         failure = "did not converge" if part == "jacobi" else "gave wrong results"
         run_program([program, *options, "--json", out], f"stage 07 ({what})", failure)
@@ -58,31 +92,62 @@ def measure(program, sizes, reps, tmp):
         elif part == "snapshots":
             heat["snapshots"] = records[-1]
         else:
+            if part == "runs" and not time_only:
+                checked[pair] = (all(r["check"]["ok"] for r in records), [r["n"] for r in records])
+            if time_only:
+                records = [unchecked(r, True, checked[pair][1]) for r in records]
+            if "--snapshots" in options:  # quick: the pictures of the accuracy run at SNAPSHOT_SIZE
+                shot = [r for r in records if r["n"] == int(SNAPSHOT_SIZE)]
+                heat["snapshots"] = dict(shot[-1]) if shot else None
+                records = [{**r, "snapshots": []} for r in records]
             heat[part] += records
     return heat
 
 
-def fused_jobs(reps):
+def fused_jobs(reps, quick=False):
     """(stage, what, the program's options) for stage 08's comparison: stage 07, then stage 08 for
-    each S, float and Dirichlet, the same sizes and steps (a multiple of every S)."""
-    timed = ["--n", FUSED_SIZES, "--steps", FUSED_STEPS, "--reps", str(reps), "--bc", "dirichlet",
-             "--precision", "float"]
-    out = [("07", f"one step per pass, N = {FUSED_SIZES}", timed)]
-    out += [("08", f"S = {s} steps per pass, N = {FUSED_SIZES}", [*timed, "--fuse", str(s)]) for s in FUSED_S]
+    each S, float and Dirichlet, the same sizes and steps (a multiple of every S). quick (the
+    default bench): each first checked at FUSED_CHECK_SIZE with --check-only, then timed at the
+    figure's sizes with --time-only."""
+    problem = ["--steps", FUSED_STEPS, "--reps", str(reps), "--bc", "dirichlet", "--precision", "float"]
+    out = []
+    for stage, fuse in [("07", [])] + [("08", ["--fuse", str(s)]) for s in FUSED_S]:
+        what = "one step per pass" if stage == "07" else f"S = {fuse[1]} steps per pass"
+        if quick:
+            out.append((stage, f"{what}, checked at N = {FUSED_CHECK_SIZE}",
+                        ["--n", FUSED_CHECK_SIZE, *problem, *fuse, "--check-only"]))
+            out.append((stage, f"{what}, N = {FUSED_SIZES} (--time-only)",
+                        ["--n", FUSED_SIZES, *problem, *fuse, "--time-only"]))
+        else:
+            out.append((stage, f"{what}, N = {FUSED_SIZES}", ["--n", FUSED_SIZES, *problem, *fuse]))
     return out
 
 
-def measure_fused(program07, program08, reps, tmp):
+def measure_fused(program07, program08, reps, tmp, quick=False, begin=None):
     """Runs fused_jobs with the two stages' solution programs; returns the records for
-    doc["heat"]["fused"]."""
+    doc["heat"]["fused"] (the --check-only runs of quick are not among them: their verdict is,
+    in each timed record's check.ok and checked_at)."""
     records = []
-    todo = fused_jobs(reps)
+    todo = fused_jobs(reps, quick)
+    passed = {}
     for number, (stage, what, options) in enumerate(todo, 1):
         say(f"[08 {number}/{len(todo)}] temporal blocking: stage {stage}, {what}")
+        if begin:
+            begin(number, len(todo))
+        key = (stage, option(options, "--fuse"))
+        if "--time-only" in options and not passed.get(key, (False,))[0]:
+            say(f"  skipped: the check of stage {stage}, {what.split(',')[0]} did not pass")
+            continue
         out = tmp / f"fused_{number}.jsonl"
-        run_program([program07 if stage == "07" else program08, *options, "--json", out], f"stage {stage} ({what})",
-                    "gave wrong results")
-        records += [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        ok = run_program([program07 if stage == "07" else program08, *options, "--json", out],
+                         f"stage {stage} ({what})", "gave wrong results")
+        got = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        if "--check-only" in options:
+            passed[key] = (ok and bool(got) and all(r["check"]["ok"] for r in got), [r["n"] for r in got])
+        elif "--time-only" in options:
+            records += [unchecked(r, True, passed[key][1]) for r in got]
+        else:
+            records += got
     return records
 
 
@@ -99,7 +164,13 @@ def summary(heat):
     _rows(heat["runs"], lambda r: (BOUNDARIES.index(r["bc"]), PRECISIONS.index(r["precision"]), r["n"]),
           lambda r: f"{r['bc']:10} {r['precision']:9} {r['n']:5d}",
           lambda r: f"{r['step_ms']['median']:9.4f} {r['updates_per_s'] * 1e-9:8.2f} "
-                    f"{100 * r['fraction_of_copy']:6.1f}% {r['analytic_error']:12.2e}")
+                    f"{100 * r['fraction_of_copy']:6.1f}% "
+                    + (f"{'-':>12}" if r.get("checked") is False else f"{r['analytic_error']:12.2e}"))
+    loose = sorted({r["n"] for r in heat["runs"] if r.get("checked") is False})
+    if loose:
+        at = sorted({n for r in heat["runs"] for n in r.get("checked_at", [])})
+        say(f"(N = {', '.join(map(str, loose))} timed with --time-only: random state made on the GPU, no analytic "
+            f"run; each pair checked at N = {', '.join(map(str, at))})")
     if heat["overhead"]:
         say(f"\nlaunch overhead, µs per step: a loop of {STEPS} launches, the same loop as one CUDA graph, "
             "and one step alone (from DRAM)")

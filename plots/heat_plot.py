@@ -252,6 +252,29 @@ def loop_rate(r):
     return (r["n"] - 2) ** 3 * r["steps"] / (r["loop_ms"]["median"] * 1e-3)
 
 
+def read_tile(r):
+    """(rows, columns) of a plane that one block of stage 08 reads, or None: the tile it writes
+    (the record's tile: tile_j × tile_k, the cells of a plane written per block) and a halo of S
+    rows on each side along j; along k one warp's 32 lanes × cells_per_thread columns
+    (solutions/08_temporal_blocking/stencil.cu: TILE_Y = 32 rows, 32·W columns, W = kCells)."""
+    if not r.get("tile") or not r.get("cells_per_thread"):
+        return None
+    return r["tile"][0] + 2 * r["fused_steps"], 32 * r["cells_per_thread"]
+
+
+def tiles_text(records):
+    """One line per read tile, e.g. 'reads 32 × 128, writes 30 × 120 (S = 1), 28 × 120 (S = 2)':
+    the cells of a plane one block reads and writes, for each S (records of stage 08, one N)."""
+    groups = []  # [read tile, ["30 × 120 (S = 1)", ...]]
+    for r in sorted((r for r in records if r.get("tile")), key=lambda r: r["fused_steps"]):
+        read = read_tile(r)
+        if not groups or groups[-1][0] != read:
+            groups.append([read, []])
+        groups[-1][1].append(f"{r['tile'][0]} × {r['tile'][1]} (S = {r['fused_steps']})")
+    return "\n".join(("  reads " + f"{read[0]} × {read[1]}, writes " if read else "  writes ") + ", ".join(written)
+                     for read, written in groups)
+
+
 def _fused_passed(doc):
     return [r for r in doc["heat"].get("fused") or [] if r["check"]["ok"]]
 
@@ -283,8 +306,7 @@ def draw_fused(doc, path):
                 for r in mine if r.get("model_bytes_per_update")]
         if halo:
             ax.plot(*zip(*halo), color="0.45", linestyle=":", marker="x", linewidth=1.2,
-                    label=f"the roof with the halo (tiles of {mine[0]['tile'][0] + 2 * mine[0]['fused_steps']}"
-                          f" × {mine[0]['tile'][1] + 2 * mine[0]['fused_steps']} at S = {mine[0]['fused_steps']})")
+                    label="the roof with the halo; of each plane a block\n" + tiles_text(mine))
         ax.plot(S, [loop_rate(r) * 1e-9 for r in mine], color=color, marker="o", linewidth=2.2,
                 label="stage 08, measured (the loop)")
         for s, r in zip(S, mine):
@@ -300,7 +322,10 @@ def draw_fused(doc, path):
         ax.yaxis.set_minor_formatter(plain)
         ax.set_title(f"N = {n}, {mine[0]['steps']} steps, {mine[0]['precision']}, "
                      f"{BOUNDARY_NAME[mine[0]['bc']]}", fontsize=11)
-        ax.set_xlabel("S: steps fused per trip through DRAM")
+        loose = [r for r in mine + base if r.get("checked") is False or r["check"].get("checked") is False]
+        at = sorted({m for r in loose for m in r.get("checked_at", [])})
+        ax.set_xlabel("S: steps fused per trip through DRAM" + (
+            f"\ntimed with --time-only; each S checked at N = {', '.join(map(str, at))}" if loose else ""))
         ax.legend(loc="upper left", fontsize=8.5, frameon=True, framealpha=0.95)
     axes[0][0].set_ylabel("G cell-updates per second  (higher is better)")
     fig.suptitle("Temporal blocking (stage 08): cell-updates per second against S, under the roofs\n"

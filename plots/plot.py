@@ -10,8 +10,9 @@ writes into DIR (default: this folder, plots/)
     roofline.png     the stages at the largest N under the memory and compute roofs; each at its
                      measured DRAM OP/B (filled) and its textbook OP/B (hollow)
     convergence.png  discretization error vs grid spacing (stage 01), when the file has it
-    heat_maps.png, heat_accuracy.png, heat_rates.png
-                     stage 07, the heat equation, when the file has it (see heat_plot.py)
+    heat_maps.png, heat_accuracy.png, heat_rates.png, temporal_blocking.png
+                     stages 07 and 08, the heat equation, when the file has it (see heat_plot.py)
+    high_order.png   stage 10, order R, when the file has it (see high_order_plot.py)
 and prints the path of each file written. A file that cannot be plotted gives exit status 2
 and one line, "plot.py: <file>: <what is wrong>".
 
@@ -26,9 +27,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from figures import STAGE_COLORS, grouped_bars, heading, not_drawn, pyplot, save, subtitle  # noqa: E402
 from heat_plot import draw_heat  # noqa: E402
+from high_order_plot import draw as draw_high_order  # noqa: E402
 from results_schema import BASELINE_STAGE, ResultsError, load_results, validate  # noqa: E402
 
 TEXTBOOK_BOUND = 13 / 4  # every input loaded once: 13 FLOP per 4-byte load
+ROOF_NEAR = 2  # the roofline shows the compute roof when it is within 2× of the data's view
+STAGE_MARKERS = ["o", "s", "^", "v", "p", "h", "*"]  # the roofline's marker per stage (02, 03, ...)
 FIGURES = ("speedup.png", "bandwidth.png", "opb.png", "roofline.png", "convergence.png")
 
 ALT_STYLES = [("0.62", "xx"), ("0.80", ".."), ("0.45", "\\\\"), ("0.90", "++")]
@@ -115,6 +119,16 @@ def _series(doc, value_of_run, value_of_alt):
     return series
 
 
+def _time_only_note(doc):
+    """'' or, when some runs were timed with --time-only (the quick bench), a line that says where."""
+    loose = sorted({r["n"] for r in _timed(doc) if r["check"].get("checked") is False})
+    if not loose:
+        return ""
+    at = sorted({n for r in _timed(doc) for n in r.get("checked_at", [])})
+    return (f"\nN = {', '.join(map(str, loose))}: timed with --time-only (random input made on the GPU); "
+            f"the same programs checked against the CPU reference at N = {', '.join(map(str, at))}")
+
+
 def _bar_figure(doc, n_bars):
     plt = pyplot()
     width = min(18.0, max(11.0, 6.0 + 0.42 * n_bars))
@@ -134,7 +148,7 @@ def draw_speedup(doc, path):
         (1.0, "1.0× = as fast as stage 02"))
     ax.set_ylim(0, max(top, 1.0) * 1.22)
     ax.set_ylabel("speed-up over stage 02 at the same N  (×, higher is better)")
-    ax.set_xlabel("grid size: N × N × N floats")
+    ax.set_xlabel("grid size: N × N × N floats" + _time_only_note(doc))
     heading(fig, ax, doc, "Speed-up of each stage over the basic sweep (time of stage 02 / time of stage)")
     return save(fig, path, doc, "speed-up over stage 02")
 
@@ -153,7 +167,7 @@ def draw_bandwidth(doc, path):
     ax.set_ylabel("effective bandwidth, % of a device-to-device copy  (higher is better)")
     ax.set_xlabel("grid size: N × N × N floats.  Effective bandwidth counts 8 bytes per interior point "
                   "(one read, one write);\nthe copy is a device-to-device cudaMemcpy of one grid, "
-                  "measured in the same run (bytes read + written).")
+                  "measured in the same run (bytes read + written)." + _time_only_note(doc))
     heading(fig, ax, doc, "Achieved bandwidth as a share of a device-to-device copy")
     return save(fig, path, doc, "bandwidth as a fraction of a device copy")
 
@@ -265,6 +279,30 @@ def _spread_labels(ys, gap):
     return out
 
 
+def _spread_markers(points, near=0.03, step=0.045):
+    """Sets each point's book_x and measured_x: its OP/B, or where markers of one kind (hollow,
+    filled) would lie within `near` (relative) in x and within a factor 1.25 in y of another's,
+    the group spread about their common x by `step` (relative) apiece."""
+    for key in ("book", "measured"):
+        placed = [p for p in points if p[key]]
+        for p in placed:
+            p[key + "_x"] = p[key]
+        groups, seen = [], set()
+        for i, p in enumerate(placed):
+            if i in seen:
+                continue
+            group = [j for j, q in enumerate(placed) if j not in seen and abs(q[key] / p[key] - 1) < near
+                     and max(q["y"], p["y"]) / min(q["y"], p["y"]) < 1.25]
+            seen.update(group)
+            groups.append(group)
+        for group in groups:
+            for rank, j in enumerate(group):
+                placed[j][key + "_x"] = placed[j][key] * (1 + step) ** (rank - (len(group) - 1) / 2)
+    for p in points:
+        p.setdefault("book_x", p["book"])
+        p.setdefault("measured_x", p["measured"])
+
+
 def _compute_roof(runs):
     """(GFLOP/s, how it was derived) from the runs' device_peak, or (None, why not)."""
     peaks = [r["device_peak"] for r in runs if r.get("device_peak") and r["device_peak"].get("fp32_gflops")]
@@ -300,15 +338,24 @@ def draw_roofline(doc, path):
     fig, ax = plt.subplots(figsize=(14, 7.2), layout="constrained")
     xs = [p["book"] for p in points] + [p["measured"] for p in points if p["measured"]] + [TEXTBOOK_BOUND]
     ys = [p["y"] for p in points]
-    top = max(max(ys), bw * TEXTBOOK_BOUND, peak or 0)
-    x_lo = 10 ** math.floor(math.log10(min(xs) / 2))
-    x_hi = 10 ** math.ceil(math.log10(max(xs + ([peak / bw] if peak else [])) * 3))
-    y_lo = 10 ** math.floor(math.log10(min(ys) / 3))
-    y_hi = 10 ** math.ceil(math.log10(top * 2))
+    # The view: the data and the roofs near it. The memory roof over the OP/B shown; the compute
+    # roof only when it is within ROOF_NEAR of that view (on an H100 it is 14× above the fastest stage).
+    x_lo, x_hi = min(xs) / 2, max(xs) * 2.5
+    y_lo = min(ys) / 2.5
+    y_hi = max(ys + [bw * max(xs)]) * 1.8
+    peak_shown = bool(peak) and peak <= y_hi * ROOF_NEAR
+    if peak_shown:
+        x_hi = max(x_hi, peak / bw * 2.5)
+        y_hi = max(y_hi, peak * 1.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    for axis in (ax.xaxis, ax.yaxis):  # plain numbers at 1, 2 and 5 of each decade
+        axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
     # The roofs: min(bandwidth × OP/B, peak), sampled finely enough to bend at the ridge.
     roof_x = [x_lo * (x_hi / x_lo) ** (t / 400) for t in range(401)]
     roof_y = [min(bw * x, peak) if peak else bw * x for x in roof_x]
@@ -317,13 +364,23 @@ def draw_roofline(doc, path):
     ax.fill_between(roof_x, roof_y, y_hi, color="0.93", zorder=1)
     if peak:
         ridge = peak / bw
-        ax.plot([ridge, x_hi], [peak, peak], color="#7a0019", linewidth=2, zorder=2,
-                label=f"compute roof: FP32 peak {peak / 1000:.1f} TFLOP/s\n({peak_how})")
-        ax.text(x_hi / 1.05, peak * 1.12, f"compute roof {peak / 1000:.1f} TFLOP/s (FP32 FMA, derived)",
-                ha="right", va="bottom", fontsize=10, color="#7a0019")
-        ax.text(ridge * 1.08, y_lo * 1.3, f"ridge: {ridge:.0f} OP/B", fontsize=8.5, color="0.3")
-        ax.axvline(ridge, color="0.75", linestyle=":", linewidth=1.0, zorder=1)
-    ax.axvline(TEXTBOOK_BOUND, color="0.4", linestyle=":", linewidth=1.2, zorder=2)
+        label = f"compute roof: FP32 peak {peak / 1000:.1f} TFLOP/s\n({peak_how})"
+        if peak_shown:
+            ax.plot([ridge, x_hi], [peak, peak], color="#7a0019", linewidth=2, zorder=2, label=label)
+            ax.text(x_hi / 1.05, peak * 1.12, f"compute roof {peak / 1000:.1f} TFLOP/s (FP32 FMA, derived)",
+                    ha="right", va="bottom", fontsize=10, color="#7a0019")
+            ax.text(ridge * 1.08, y_lo * 1.3, f"ridge: {ridge:.0f} OP/B", fontsize=8.5, color="0.3")
+            ax.axvline(ridge, color="0.75", linestyle=":", linewidth=1.0, zorder=1)
+        else:  # in the legend only: far above the data
+            ax.plot([], [], color="#7a0019", linewidth=2,
+                    label=label + f"\nabove this view: {peak / max(ys):.0f}× the fastest stage, the ridge at "
+                                  f"{ridge:.0f} OP/B")
+    ax.axvline(TEXTBOOK_BOUND, color="0.4", linestyle=":", linewidth=1.2, zorder=2,
+               label="textbook bound: 13/4 = 3.25 OP/B (every input loaded once, no caches)")
+    # A shape per stage, so that stages at one OP/B and nearly one height (04 and 05) both show;
+    # markers that would still cover each other are moved apart along x by a few per cent.
+    shapes = {s: STAGE_MARKERS[i % len(STAGE_MARKERS)] for i, s in enumerate(_stages(doc))}
+    _spread_markers(points)
 
     for p in points:
         r = p["run"]
@@ -336,14 +393,16 @@ def draw_roofline(doc, path):
                        facecolors=_lighten(c, 0.55), edgecolors=c,
                        label=name + f" at {x:.2f} OP/B ({'measured' if p['measured'] else 'textbook'})")
             continue
+        m = shapes[r["stage"]]
         if p["measured"]:
-            ax.plot([p["book"], p["measured"]], [p["y"], p["y"]], color=c, linewidth=0.9, linestyle=":", zorder=3)
-            ax.scatter([p["measured"]], [p["y"]], s=90, marker="o", zorder=4, color=c)
-        ax.scatter([p["book"]], [p["y"]], s=90, marker="o", zorder=4, facecolors="white", edgecolors=c,
+            ax.plot([p["book_x"], p["measured_x"]], [p["y"], p["y"]], color=c, linewidth=0.9, linestyle=":",
+                    zorder=3)
+            ax.scatter([p["measured_x"]], [p["y"]], s=80, marker=m, zorder=4, color=c)
+        ax.scatter([p["book_x"]], [p["y"]], s=80, marker=m, zorder=4, facecolors="white", edgecolors=c,
                    linewidths=1.8)
         opb = f"{p['measured']:.2f} measured, {p['book']:.2f} textbook OP/B" if p["measured"] else \
             f"{p['book']:.2f} textbook OP/B (not profiled)"
-        ax.scatter([], [], s=90, marker="o", color=c, label=f"{name} at {opb}")
+        ax.scatter([], [], s=80, marker=m, color=c, label=f"{name} at {opb}")
     from matplotlib.lines import Line2D
     handles, labels = ax.get_legend_handles_labels()
     kinds = []
@@ -367,7 +426,7 @@ def draw_roofline(doc, path):
     ax.set_ylabel("achieved  GFLOP/s  (13 FLOP per interior point; higher is better)")
     ax.grid(which="major", color="0.85")
     ax.grid(which="minor", color="0.94")
-    ax.text(TEXTBOOK_BOUND * 1.05, y_hi / 1.3, "textbook bound\n13/4 OP/B", fontsize=8.5, color="0.3", va="top")
+    ax.text(TEXTBOOK_BOUND * 1.05, y_hi / 1.15, "textbook bound\n13/4 OP/B", fontsize=8.5, color="0.3", va="top")
     above = [p for p in points if p["y"] > bw * p["book"] * 1.02]
     if above:
         ax.text(0.99, 0.02, "A hollow marker above the memory roof: the textbook OP/B counts every global load as "
@@ -381,7 +440,7 @@ def draw_roofline(doc, path):
     # and the memory roof's label along the line.
     fig.canvas.draw()
     to_disp = ax.transData.transform
-    anchor = [(p["measured"] or p["book"], p["y"]) for p in points]
+    anchor = [(p["measured_x"] if p["measured"] else p["book_x"], p["y"]) for p in points]
     disp = [to_disp(a) for a in anchor]
     pt = 72.0 / fig.dpi
     label_y = [d[1] * pt for d in disp]
@@ -403,7 +462,7 @@ def draw_roofline(doc, path):
                     fontsize=10, fontweight="bold", color=colors[r["stage"]], va="center", ha="left",
                     arrowprops=dict(arrowstyle="-", color="0.5", linewidth=0.7, shrinkA=0, shrinkB=5),
                     zorder=5)
-    seg_lo, seg_hi = max(x_lo, y_lo / bw), min(x_hi, y_hi / bw, (peak / bw) if peak else x_hi)
+    seg_lo, seg_hi = max(x_lo, y_lo / bw), min(x_hi, y_hi / bw, (peak / bw) if peak_shown else x_hi)
     if seg_lo < seg_hi:
         lx = seg_lo * (seg_hi / seg_lo) ** 0.08
         a, b = to_disp((lx, bw * lx)), to_disp((lx * 10, bw * lx * 10))
@@ -486,7 +545,7 @@ def draw_all(doc, out_dir, note=_note):
         not_drawn([out / "convergence.png"], "no convergence data (stage 01) in this results file", note)
     else:
         written.append(draw_convergence(doc, out / "convergence.png"))
-    return written + draw_heat(doc, out, note)
+    return written + draw_heat(doc, out, note) + draw_high_order(doc, out, note)
 
 
 def main(argv=None):

@@ -35,6 +35,13 @@ What is checked, beyond types:
   null without tiles), at most one per (stage, fused_steps, n); and fused_run (date, commit, nvcc,
   driver), where `bench --only-08` measured that part after the rest.
 
+- a record timed with --time-only (the quick bench's largest sizes) is not checked at its own N:
+  check.checked (or, for the heat equation, checked) is false, and checked_at must name the
+  sizes where the same program and options were checked; check.ok is that check's verdict;
+- the optional "high_order" section (stage 10; absent in older files) holds runs, one record of
+  the stage 10 program per (kernel, order, n), whose points and flops_per_point must be those of
+  the star of its order (6R + 1 and 12R + 1), and alternatives, one per (name, order, n).
+
 The sweep (`course.py bench --sweep`) has a file of its own, "schema": "pmpp-stencil-sweep/1",
 in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the same way.
 """
@@ -261,9 +268,39 @@ def passed(r):
     return r["check"]["ok"]
 
 
+def unchecked(r):
+    """A record timed with --time-only: not checked at its own N (check.checked or checked false)."""
+    return (r.get("check") or {}).get("checked") is False or r.get("checked") is False
+
+
+def _star_counts(r, path):
+    R = r["order"]
+    if R > 4:
+        raise ResultsError(f"{path}.order is {R}, expected 1, 2, 3 or 4")
+    for key, expected, formula in (("points", 6 * R + 1, "6·order + 1"), ("flops_per_point", 12 * R + 1, "12·order + 1")):
+        if key in r and r[key] != expected:
+            raise ResultsError(f"{path}.{key} is {r[key]}, expected {formula} = {expected} (order {R})")
+
+
 # --- the descriptions: one per kind of record --------------------------------------------------
 
 STATS = record({"median": POSITIVE, "min": POSITIVE, "max": POSITIVE, "reps": integer(1)}, also=_ordered)
+# Where a --time-only record's program and options were checked: required when it is unchecked.
+CHECKED_AT = when(unchecked, list_of(SIZE, nonempty="expected the sizes where the same program and options "
+                                                    "were checked (a --time-only record)"),
+                  optional(list_of(SIZE)))
+
+
+def _not_checked_here(c):
+    return c.get("checked") is False
+
+
+# A one-sweep run's check: its verdict, or with check.checked false (--time-only) the verdict at
+# the sizes in checked_at, without numbers of its own.
+SWEEP_CHECK = record({"ok": BOOLEAN, "checked": optional(BOOLEAN),
+                      "max_rel_err": when(_not_checked_here, ANYTHING, nullable(NONNEGATIVE)),
+                      **{k: optional(integer(0)) for k in ("wrong", "unwritten", "boundary_modified")},
+                      **{k: optional(BOOLEAN) for k in ("guard_violated", "input_modified")}})
 RESOURCES = record({**{k: optional(integer(0)) for k in ("threads_per_block", "shared_bytes", "registers",
                                                           "blocks_per_sm")},
                     "occupancy": optional(NONNEGATIVE)})
@@ -272,9 +309,7 @@ IMPLEMENTATION = one_of(*IMPLEMENTATIONS)
 RUN = record({
     "device": STRING, "stage": STAGE, "title": STRING, "figure": STRING, "implementation": IMPLEMENTATION,
     "n": SIZE,
-    "check": record({"ok": BOOLEAN, "max_rel_err": nullable(NONNEGATIVE),
-                     **{k: optional(integer(0)) for k in ("wrong", "unwritten", "boundary_modified")},
-                     **{k: optional(BOOLEAN) for k in ("guard_violated", "input_modified")}}),
+    "check": SWEEP_CHECK, "checked_at": CHECKED_AT,
     "tile": optional(record({k: optional(integer(0)) for k in ("in_tile_dim", "out_tile_dim", "z_coarsening")})),
     "model": record({"opb": POSITIVE, "formula": STRING}),
     "resources": optional(RESOURCES),
@@ -294,8 +329,9 @@ PROFILE = record({
     **{k: nullable(POSITIVE) for k in ("opb_global", "opb_dram")},
 })
 
+ALTERNATIVE_CHECK = record({"ok": BOOLEAN, "checked": optional(BOOLEAN), "max_rel_err": optional(NONNEGATIVE)})
 ALTERNATIVE = record({
-    "name": STRING, "n": SIZE, "check": record({"ok": BOOLEAN, "max_rel_err": optional(NONNEGATIVE)}),
+    "name": STRING, "n": SIZE, "check": ALTERNATIVE_CHECK, "checked_at": CHECKED_AT,
     "time_ms": when(passed, STATS, ANYTHING),  # a failed one is never plotted
     **{k: when(passed, POSITIVE, ANYTHING) for k in ("gbps", "fraction_of_copy")},
 })
@@ -328,11 +364,14 @@ def _heat_fields(timed):
         "bytes_per_cell": optional(integer(1)), "cells_per_thread": optional(integer(1)), "steps": integer(0),
         **{k: POSITIVE for k in ("dt", "r", "h", "alpha")}, "t_end": NONNEGATIVE,
         "check": record({"ok": BOOLEAN,  # false also when Neumann or periodic boundaries lost heat
+                         "checked": optional(BOOLEAN),
                          "steps_checked": integer(0), "max_err": nullable(NONNEGATIVE), "tolerance": NONNEGATIVE,
                          **{k: optional(integer(0)) for k in ("wrong", "unwritten", "ghosts_wrong")}}),
+        # --time-only: no reference and no analytic run at this N; checked_at names where they ran
+        "checked": optional(BOOLEAN), "checked_at": CHECKED_AT,
         # null: Dirichlet boundaries do not conserve heat
         "conservation": nullable(record({"drift": nullable(NONNEGATIVE), "tolerance": NONNEGATIVE, "ok": BOOLEAN})),
-        "analytic_error": when(passed, NONNEGATIVE, nullable(NONNEGATIVE)),
+        "analytic_error": when(lambda r: passed(r) and not unchecked(r), NONNEGATIVE, nullable(NONNEGATIVE)),
         "growth": optional(list_of(None)),
         "resources": optional(RESOURCES),
         "snapshots": optional(list_of(SNAPSHOT)),
@@ -368,6 +407,29 @@ HEAT = record({
     "fused_run": optional(record({k: STRING for k in ("date", "commit", "nvcc", "driver")})),
 })
 
+# Stage 10: the star stencil of order R, three kernels (harness/sweep/order_main.cu's records).
+KERNELS = ("basic", "tiled", "fast")
+HIGH_ORDER_RUN = record({
+    "device": STRING, "stage": STAGE, "title": optional(STRING), "implementation": IMPLEMENTATION, "n": SIZE,
+    "order": integer(1), "points": integer(7), "kernel": one_of(*KERNELS), "flops_per_point": integer(13),
+    "check": SWEEP_CHECK, "checked_at": CHECKED_AT,
+    "model": record({"opb": POSITIVE, "formula": STRING}),
+    "resources": optional(RESOURCES),
+    **{k: when(passed, STATS, optional(STATS)) for k in TIMING_STATS},
+    **{k: when(passed, POSITIVE, optional(NUMBER)) for k in RATES},
+    "vs_basic": optional(POSITIVE),  # the basic kernel's time / this one's, in the same run
+}, also=_star_counts)
+HIGH_ORDER_ALTERNATIVE = record({
+    "name": STRING, "order": integer(1), "n": SIZE, "check": ALTERNATIVE_CHECK, "checked_at": CHECKED_AT,
+    "time_ms": when(passed, STATS, ANYTHING),
+    **{k: when(passed, POSITIVE, ANYTHING) for k in ("gbps", "fraction_of_copy")},
+}, also=_star_counts)
+HIGH_ORDER = record({
+    "runs": list_of(HIGH_ORDER_RUN, nonempty="expected stage 10's runs"),
+    "alternatives": optional(list_of(HIGH_ORDER_ALTERNATIVE)),
+    "sizes": optional(list_of(SIZE)),
+})
+
 RESULTS = record({
     "schema": exactly(SCHEMA), "gpu": STRING, "date": STRING, "commit": STRING,
     "nvcc": optional(STRING), "driver": optional(STRING),
@@ -377,6 +439,9 @@ RESULTS = record({
     "convergence": optional(CONVERGENCE),
     "heat": optional(HEAT),
     "alternatives": optional(list_of(ALTERNATIVE)),
+    "high_order": optional(HIGH_ORDER),  # stage 10 (absent in older files)
+    "plan": optional(record({"mode": one_of("quick", "full"), "estimated_s": optional(NONNEGATIVE),
+                             "elapsed_s": optional(NONNEGATIVE)})),
 })
 
 # The sweep: each point a timed run of one stage at one N (the harness's --time-only record) that
@@ -432,6 +497,10 @@ def validate(doc):
             _unique(heat.get(part) or [], f"heat.{part}", fields)
         _loops(heat["overhead"], "heat.overhead", "a loop of at least 1 step")
         _loops(heat.get("fused") or [], "heat.fused", "a loop of steps")
+    high = doc.get("high_order")
+    if high is not None:
+        _unique(high["runs"], "high_order.runs", ("kernel", "order", "n"))
+        _unique(high.get("alternatives") or [], "high_order.alternatives", ("name", "order", "n"), show=repr)
 
     # Every speed-up is time(baseline) / time(stage) at the same n, from this file.
     timed_ns = {}  # n -> the first passing run or alternative there, which needs a baseline

@@ -40,6 +40,7 @@ PLOT = PLOTS / "plot.py"
 FIXTURE = ROOT / "tests" / "fixtures" / "results_small.json"
 FIGURES = ["speedup.png", "bandwidth.png", "opb.png", "roofline.png", "convergence.png"]
 HEAT_FIGURES = ["heat_maps.png", "heat_accuracy.png", "heat_rates.png", "temporal_blocking.png"]
+HIGH_ORDER_FIGURES = ["high_order.png"]  # stage 10, from the fixture's high_order section
 
 sys.path.insert(0, str(PLOTS))
 from results_schema import (HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING,  # noqa: E402
@@ -687,9 +688,9 @@ def plot_tests():
             p = run_plot(FIXTURE, out)
             assert p.returncode == 0, f"exit status {p.returncode}\n{p.stdout}\n{p.stderr}"
             printed = [Path(line) for line in p.stdout.splitlines() if line.endswith(".png")]
-            assert [q.name for q in printed] == FIGURES + HEAT_FIGURES, f"printed {p.stdout!r}"
+            assert [q.name for q in printed] == FIGURES + HEAT_FIGURES + HIGH_ORDER_FIGURES, f"printed {p.stdout!r}"
             assert "note" not in p.stdout, p.stdout
-            for name in FIGURES + HEAT_FIGURES:
+            for name in FIGURES + HEAT_FIGURES + HIGH_ORDER_FIGURES:
                 check_png(Path(out) / name)
 
     @test
@@ -733,7 +734,7 @@ def plot_tests():
         notes = []
         with tempfile.TemporaryDirectory() as out:
             written = plot.draw_all(doc, out, note=notes.append)
-            assert [p.name for p in written] == FIGURES + HEAT_FIGURES, written
+            assert [p.name for p in written] == FIGURES + HEAT_FIGURES + HIGH_ORDER_FIGURES, written
             for name in FIGURES:
                 check_png(Path(out) / name)
         assert any("no Nsight Compute profiles" in n for n in notes), notes
@@ -750,7 +751,7 @@ def plot_tests():
         notes = []
         with tempfile.TemporaryDirectory() as out:
             written = plot.draw_all(doc, out, note=notes.append)
-            assert len(written) == 4 + len(HEAT_FIGURES)
+            assert len(written) == 4 + len(HEAT_FIGURES) + len(HIGH_ORDER_FIGURES)
             for p in written:
                 check_png(p)
         assert any(f"runs[{i}]" in n and "failed its check" in n for n in notes), notes
@@ -769,7 +770,7 @@ def plot_tests():
                 for name in HEAT_FIGURES:
                     (out / name).write_bytes(b"an old figure")
                 written = plot.draw_all(doc, out, note=notes.append)
-                assert [p.name for p in written] == FIGURES, written
+                assert [p.name for p in written] == FIGURES + HIGH_ORDER_FIGURES, written
                 for name in FIGURES:
                     check_png(out / name)
                 left = [name for name in HEAT_FIGURES if (out / name).exists()]
@@ -789,7 +790,8 @@ def plot_tests():
             out = Path(out)
             (out / "heat_maps.png").write_bytes(b"an old figure")
             written = plot.draw_all(doc, out, note=notes.append)
-            assert [p.name for p in written] == FIGURES + ["heat_rates.png", "temporal_blocking.png"], written
+            assert [p.name for p in written] == FIGURES + ["heat_rates.png", "temporal_blocking.png"] + HIGH_ORDER_FIGURES, \
+                written
             assert not (out / "heat_maps.png").exists(), "the stale heat_maps.png was left in place"
             assert not (out / "heat_accuracy.png").exists()
         assert any("heat_maps.png not drawn" in n and "removed the old" in n for n in notes), notes
@@ -815,7 +817,7 @@ def plot_tests():
         notes = []
         with tempfile.TemporaryDirectory() as out:
             written = plot.draw_all(doc, out, note=notes.append)
-            assert [p.name for p in written] == FIGURES + HEAT_FIGURES, written
+            assert [p.name for p in written] == FIGURES + HEAT_FIGURES + HIGH_ORDER_FIGURES, written
             for p in written:
                 check_png(p)
         assert any(f"heat.runs[{i}] (neumann half, n=512) failed its check" in n for n in notes), notes
@@ -876,6 +878,53 @@ def plot_tests():
                       if len(c.get_offsets()) and tuple(c.get_facecolors()[0][:3]) == (1.0, 1.0, 1.0)]
             assert any(abs(x - 0.4643) < 1e-3 for x, _ in hollow), hollow
             assert len(hollow) == 5, hollow
+
+    @test
+    def high_order_figure_is_drawn_or_says_why_not():
+        import high_order_plot
+        with tempfile.TemporaryDirectory() as out:
+            path = high_order_plot.draw_high_order(fixture(), Path(out) / "high_order.png")
+            check_png(path)
+            doc = fixture()
+            for r in doc["high_order"]["runs"]:
+                r["check"]["ok"] = False
+            notes = []
+            assert high_order_plot.draw(doc, Path(out), notes.append) == []
+            assert not (Path(out) / "high_order.png").exists(), "the stale figure was left"
+        assert any("high_order.png not drawn" in n for n in notes), notes
+
+    @test
+    def roofline_view_legend_and_markers():
+        captured = {}
+        real_save = plot.save
+        plot.save = lambda fig, path, doc, what: captured.setdefault("fig", fig) and real_save(fig, path, doc, what)
+        try:
+            with tempfile.TemporaryDirectory() as out:
+                plot.draw_roofline(fixture(), Path(out) / "roofline.png")
+        finally:
+            plot.save = real_save
+        ax = captured["fig"].axes[0]
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert any(t.startswith("textbook bound: 13/4 = 3.25 OP/B") for t in texts), texts
+        low, high = ax.get_ylim()
+        gflops = [r["gflops"] for r in fixture()["runs"] if r["n"] == 512]
+        assert high < 10 * max(gflops) and low > min(gflops) / 10, (low, high, gflops)  # not 10^6
+        assert any("above this view" in t for t in texts), texts  # the compute roof, 15× the data
+        # no two markers of a kind at one place: 04 and 05 share their OP/B and nearly their height
+        places = [tuple(c.get_offsets()[0]) for c in ax.collections if len(c.get_offsets())]
+        assert len(places) == len(set(places)), places
+
+    @test
+    def temporal_blocking_legend_names_the_tiles_as_lesson_08():
+        import heat_plot
+        mine = [r for r in fixture()["heat"]["fused"] if r["n"] == 512 and r["stage"].startswith("08")]
+        text = heat_plot.tiles_text(mine)
+        assert text.splitlines() == ["  reads 32 × 128, writes 30 × 120 (S = 1), 28 × 120 (S = 2), 24 × 120 (S = 4)",
+                                     "  reads 32 × 64, writes 16 × 48 (S = 8)"], text
+        lesson = (ROOT / "chapters" / "08_temporal_blocking" / "README.md").read_text()
+        for row in ("| 1 | 2 × 4 | 32 × 128 | 30 × 120 |", "| 8 | 2 × 2 | 32 × 64 | 16 × 48 |"):
+            assert row in lesson, row
+        assert "reads 32 × 128 cells and writes 30 × 120" in lesson
 
     @test
     def draw_all_validates():
@@ -991,6 +1040,283 @@ def sweep_tests():
         assert "06_roofline" in printed and "least % of copy" in printed, printed
 
 
+# --- stage 10 (order R), --time-only records, the bench's plan ------------------------------------
+
+# harness/sweep/order.cpp's random_star_coefficients(8, R), printed by the harness with %.9g
+# (enough digits to give back every float): the alternatives must use these weights, bit for bit.
+HARNESS_STAR_WEIGHTS = {
+    1: "0.993804216 0.843418062 0.629262984 0.556829989 0.474590898 0.424272537 0.718001664",
+    2: "0.317278862 0.560798347 0.230754346 0.356960684 0.997575164 0.798719108 0.654582202 0.901080668 "
+       "0.252099663 0.82984817 0.456995726 0.626796126 0.125967994",
+    3: "0.21084407 0.145856127 0.923737407 0.500756741 0.741850674 0.340394318 0.232477576 0.523370624 "
+       "0.394611418 0.950774014 0.90265733 0.274073392 0.549987733 0.660445929 0.682528615 0.583991945 "
+       "0.834018409 0.44688952 0.628973007",
+    4: "0.2378463 0.780559003 0.361240953 0.121598236 0.211512655 0.840857625 0.685830593 0.644774854 "
+       "0.279180646 0.420831323 0.587516248 0.863198638 0.494940132 0.75586462 0.331338286 0.538030863 "
+       "0.888630271 0.455250829 0.973103344 0.386179984 0.177603304 0.925586283 0.609800458 0.713002324 "
+       "0.801454425",
+}
+
+
+def high_order_index(doc, kernel, order, n, part="runs"):
+    key = "name" if part == "alternatives" else "kernel"
+    for i, r in enumerate(doc["high_order"][part]):
+        if r[key] == kernel and r["order"] == order and r["n"] == n:
+            return i
+    raise AssertionError(f"fixture has no high_order.{part} {kernel} R={order} n={n}")
+
+
+def high_order_tests():
+    import alternatives
+    import heat_bench
+    import plan
+
+    @test
+    def high_order_section_is_optional_and_checked():
+        doc = fixture()
+        validate(doc)  # the fixture's section: N = 256 checked, 512 --time-only with checked_at
+        del doc["high_order"]
+        validate(doc)  # older files (the shipped one) have none
+        doc["high_order"] = None
+        validate(doc)
+
+    @test
+    def high_order_validator_rejects_each_mutation():
+        def wrong_points(d):
+            i = high_order_index(d, "tiled", 2, 256)
+            d["high_order"]["runs"][i]["points"] = 19
+            return f"high_order.runs[{i}].points is 19, expected 6·order + 1 = 13 (order 2)"
+
+        def wrong_flops(d):
+            i = high_order_index(d, "fast", 3, 512)
+            d["high_order"]["runs"][i]["flops_per_point"] = 13
+            return f"high_order.runs[{i}].flops_per_point is 13, expected 12·order + 1 = 37 (order 3)"
+
+        def order_5(d):
+            d["high_order"]["runs"][0].update(order=5, points=31, flops_per_point=61)
+            return "high_order.runs[0].order is 5, expected 1, 2, 3 or 4"
+
+        def bad_kernel(d):
+            d["high_order"]["runs"][1]["kernel"] = "shared"
+            return "high_order.runs[1].kernel is 'shared', expected one of 'basic', 'tiled', 'fast'"
+
+        def duplicate(d):
+            i = high_order_index(d, "basic", 4, 512)
+            d["high_order"]["runs"].append(copy.deepcopy(d["high_order"]["runs"][i]))
+            return f"repeats basic 4 at n=512 (first in high_order.runs[{i}])"
+
+        def unchecked_without_where(d):
+            i = high_order_index(d, "fast", 4, 512)
+            del d["high_order"]["runs"][i]["checked_at"]
+            return f"high_order.runs[{i}].checked_at is missing"
+
+        def no_timing(d):
+            i = high_order_index(d, "basic", 1, 256)
+            del d["high_order"]["runs"][i]["time_ms"]
+            return f"high_order.runs[{i}].time_ms is missing"
+
+        def no_runs(d):
+            d["high_order"]["runs"] = []
+            return "high_order.runs is empty, expected stage 10's runs"
+
+        def alternative_text_order(d):
+            i = high_order_index(d, "CuPy ndimage.correlate", 2, 256, part="alternatives")
+            d["high_order"]["alternatives"][i]["order"] = "2"
+            return f"high_order.alternatives[{i}].order is the string '2', expected an integer"
+
+        def alternative_duplicate(d):
+            i = high_order_index(d, "PyTorch slicing (torch.compile)", 4, 512, part="alternatives")
+            d["high_order"]["alternatives"].append(copy.deepcopy(d["high_order"]["alternatives"][i]))
+            return "repeats 'PyTorch slicing (torch.compile)' 4 at n=512"
+
+        for mutate in (wrong_points, wrong_flops, order_5, bad_kernel, duplicate, unchecked_without_where, no_timing,
+                       no_runs, alternative_text_order, alternative_duplicate):
+            doc = fixture()
+            rejects(doc, mutate(doc))
+
+    @test
+    def time_only_records_name_where_they_were_checked():
+        # A --time-only record of stages 02-06 (as the quick bench stores it) validates with
+        # checked_at, and is refused without; so are stage 07's and an alternative's.
+        from common import unchecked
+        doc = fixture()
+        i = timed_run_index(doc, "06_roofline", n=512)
+        r = doc["runs"][i]
+        r["check"] = {"checked": False}  # what the harness writes with --time-only
+        unchecked(r, True, [128, 256])
+        assert r["check"] == {"ok": True, "checked": False} and r["checked_at"] == [128, 256], r
+        validate(doc)
+        del r["checked_at"]
+        rejects(doc, f"runs[{i}].checked_at is missing")
+        doc = fixture()
+        j = heat_index(doc, "runs", "half", bc="neumann")
+        h = doc["heat"]["runs"][j]
+        h.update(checked=False, analytic_error=None, conservation=None)  # the harness's --time-only record
+        rejects(copy.deepcopy(doc), f"heat.runs[{j}].checked_at is missing")
+        unchecked(h, True, [128])
+        validate(doc)
+        h["checked"] = True  # a checked record must carry its analytic error
+        del h["check"]["checked"], h["checked_at"]
+        rejects(doc, f"heat.runs[{j}].analytic_error is null, expected a number")
+        doc = fixture()
+        unchecked(doc["alternatives"][0], True, [])
+        rejects(doc, "alternatives[0].checked_at is empty, expected the sizes where the same program")
+
+    @test
+    def star_weights_are_the_harness_weights_bit_for_bit():
+        import numpy as np
+        for R, text in HARNESS_STAR_WEIGHTS.items():
+            got = alternatives.star_coefficients(R)
+            want = [np.float32(float(x)) for x in text.split()]
+            assert len(got) == 6 * R + 1 == len(want), (R, len(got))
+            assert all(np.float32(g) == w and float(np.float32(g)) == g for g, w in zip(got, want)), (R, got, want)
+        # R = 1 keeps its own, older weights (stages 02-06: harness/grid.cpp)
+        assert alternatives.course_coefficients()[0] != alternatives.star_coefficients(1)[0]
+
+    @test
+    def star_reference_matches_a_loop_in_float64():
+        import numpy as np
+        n = 11
+        x = np.random.default_rng(5).uniform(0.5, 1.5, (n, n, n)).astype(np.float32)
+        for R in (1, 2, 4):
+            w = alternatives.star_coefficients(R)
+            got = alternatives.star_reference(x, R, w)
+            assert got.shape == (n - 2 * R,) * 3 and got.dtype == np.float64
+            worst = 0.0
+            for i in range(R, n - R):
+                for j in range(R, n - R):
+                    for k in range(R, n - R):
+                        total = w[0] * float(x[i, j, k])
+                        for d in range(1, R + 1):
+                            b = 1 + 6 * (d - 1)  # k-1, k+1, j-1, j+1, i-1, i+1
+                            total += (w[b] * float(x[i, j, k - d]) + w[b + 1] * float(x[i, j, k + d])
+                                      + w[b + 2] * float(x[i, j - d, k]) + w[b + 3] * float(x[i, j + d, k])
+                                      + w[b + 4] * float(x[i - d, j, k]) + w[b + 5] * float(x[i + d, j, k]))
+                        worst = max(worst, abs(total - got[i - R, j - R, k - R]) / abs(total))
+            assert worst < 1e-14, (R, worst)
+            kernel = alternatives.star_kernel(R, w)
+            assert kernel.shape == (2 * R + 1,) * 3 and np.count_nonzero(kernel) == 6 * R + 1
+            assert kernel[R, R, R] == np.float32(w[0]) and kernel[R, R, R - 1] == np.float32(w[1])  # k-1
+            assert kernel[R + 1, R, R] == np.float32(w[6])  # i+1
+
+    @test
+    def high_order_summary_table():
+        import high_order_plot
+        lines = []
+        high_order_plot.summary(fixture()["high_order"], lines.append)
+        table = "\n".join(lines)
+        assert re.search(r"\b4 +25 +512 .*88\.0% +2\.67x", table), table
+        assert "PyTorch slicing (torch.compile)    R = 4" in table, table
+        assert "N = 512 timed with --time-only" in table and "checked at N = 256" in table, table
+
+    # --- the plan of `course.py bench` ---------------------------------------------------------
+
+    stages = ["02_basic_sweep", "03_shared_tiling", "04_thread_coarsening", "05_register_tiling", "06_roofline"]
+    build = Path("/build")
+
+    def the_plan(full, **kw):
+        return plan.main_plan(build, [128, 256, 512], None, full, one_sweep=[(s, "solution") for s in stages], **kw)
+
+    @test
+    def default_plan_fits_in_five_minutes_on_an_h100():
+        parts = the_plan(False)
+        assert [p.key for p in parts] == ["one_sweep"] * 5 + ["convergence", "heat", "fused", "high_order", "ncu",
+                                                              "alternatives", "draw"], parts
+        assert plan.total(parts) <= plan.TARGET_S, f"{plan.total(parts):.0f} s: {parts}"
+        full = the_plan(True)
+        assert plan.total(full) >= 1.8 * plan.total(parts), (plan.total(full), plan.total(parts))
+        # the largest size timed with --time-only, the others checked; fewer repetitions
+        first = parts[0].commands
+        assert first == [[build / "stage_02_basic_sweep_solution", "--n", "128,256", "--reps", 20],
+                         [build / "stage_02_basic_sweep_solution", "--n", "512", "--reps", 20, "--time-only"]], first
+        ncu = [p for p in parts if p.key == "ncu"][0].commands
+        assert all(c[1:] == ["--n", 512, "--time-only", "--reps", 1, "--warmup", 0] for c in ncu), ncu
+        heat = [p for p in parts if p.key == "heat"][0].commands
+        time_only = [c for c in heat if "--time-only" in c]
+        assert len(time_only) == 12 and all(c[c.index("--n") + 1] == "512" for c in time_only), time_only
+        assert not any("--snapshots" in c and "--t-end" in c and c[c.index("--n") + 1] == "128" for c in heat), \
+            "the quick plan takes the pictures in the float accuracy run"
+        high = [p for p in parts if p.key == "high_order"][0].commands
+        assert [c[c.index("--n") + 1] for c in high] == ["256", "512"] and "--time-only" in high[1], high
+        # every measuring part still has a checked run at some size (the profiles are of programs
+        # the one-sweep parts check)
+        assert all(any("--time-only" not in c for c in p.commands) for p in parts if p.commands and p.key != "ncu")
+
+    @test
+    def full_plan_is_the_old_measurement():
+        parts = the_plan(True)
+        for p, stage in zip(parts, stages):
+            assert p.commands == [[build / f"stage_{stage}_solution", "--n", "128,256,512", "--reps", 50]], p.commands
+        heat = [p for p in parts if p.key == "heat"][0]
+        assert heat.commands == [[build / "stage_07_heat_equation_solution", *o]
+                                 for _, _, o in heat_bench.jobs("128,256,512", 50)]
+        fused = [p for p in parts if p.key == "fused"][0]
+        assert [c[1:] for c in fused.commands] == [o for _, _, o in heat_bench.fused_jobs(50)]
+        ncu = [p for p in parts if p.key == "ncu"][0]
+        assert all(c[1:] == ["--n", 512, "--check-only"] for c in ncu.commands), ncu.commands
+        high = [p for p in parts if p.key == "high_order"][0]
+        assert len(high.commands) == 1 and "--time-only" not in high.commands[0]
+        # --reps overrides every part's repetitions
+        quick = plan.main_plan(build, [64, 128], 3, False, one_sweep=[("02_basic_sweep", "solution")])
+        assert quick[0].commands[0][-1] == 3 and [p for p in quick if p.key == "heat"][0].extra["reps"] == 3
+
+    @test
+    def plan_leaves_out_what_is_not_there():
+        parts = the_plan(False, heat=False, fused=False, high_order=False, ncu=False, alternatives=False,
+                         convergence=False)
+        assert [p.key for p in parts] == ["one_sweep"] * 5 + ["draw"], parts
+        one = plan.main_plan(build, [256], None, False, one_sweep=[("02_basic_sweep", "solution")])
+        assert one[0].commands == [[build / "stage_02_basic_sweep_solution", "--n", "256", "--reps", 20]], \
+            "a single size is checked, never only timed"
+
+    @test
+    def progress_says_where_it_is_and_what_is_left():
+        parts = [plan.Part("a", "part a", seconds=60), plan.Part("b", "part b", seconds=120),
+                 plan.Part("c", "part c", seconds=60)]
+        now = [0.0]
+        lines = []
+        progress = plan.Progress(parts, lines.append, clock=lambda: now[0])
+        progress.start("quick")
+        assert "3 parts, about 4 min on an H100" in lines[0], lines
+        progress.begin(parts[0])
+        assert lines[-1] == "[1/3] part a ... elapsed 0s, about 4 min left", lines[-1]
+        now[0] = 120.0  # part a took twice its estimate: what is left is scaled by 2
+        progress.begin(parts[1])
+        assert lines[-1] == "[2/3] part b ... elapsed 2m00s, about 6 min left", lines[-1]
+        now[0] = 150.0
+        progress.begin(parts[2])
+        assert lines[-1] == "[3/3] part c ... elapsed 2m30s, about 50 s left", lines[-1]
+        now[0] = 200.0
+        assert progress.finish() == 200.0 and "done in 3m20s (estimated 4m00s)" in lines[-1], lines[-1]
+        assert [plan.clock_text(t) for t in (5, 65, 3700)] == ["5s", "1m05s", "1h01m"]
+
+    @test
+    def heat_bench_quick_checks_small_and_times_large():
+        jobs = heat_bench.jobs("128,256,512", 10, quick=True, overhead_reps=20)
+        runs = [o for part, _, o in jobs if part == "runs"]
+        assert len(runs) == 24 and [o[1] for o in runs[:2]] == ["128", "512"] and "--time-only" in runs[1], runs[:2]
+        assert [part for part, _, _ in jobs].count("snapshots") == 0
+        float_accuracy = [o for part, _, o in jobs if part == "accuracy" and "float" in o][0]
+        assert "--snapshots" in float_accuracy, float_accuracy
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            program = fake_heat_program(tmp)
+            heat, printed = quietly(heat_bench.measure, program, "128,256,512", 10, tmp, True, 20)
+        late = [r for r in heat["runs"] if r["n"] == 512]
+        assert late and all(r["checked_at"] == [128] and r["check"]["checked"] is False for r in late), late[:1]
+        # the fake's (periodic, bf16) fails its check at 128: its run at 512 is skipped
+        assert ("periodic", "bf16") not in {(r["bc"], r["precision"]) for r in late}
+        assert "skipped: the check of periodic, bf16 did not pass" in printed, printed
+        assert heat["snapshots"] is not None and heat["snapshots"]["n"] == 128
+        assert not any(r.get("snapshots") for r in heat["accuracy"]), "the pictures stay in heat.snapshots only"
+        doc = fixture()
+        doc["heat"] = {**heat, "fused": doc["heat"]["fused"]}
+        validate(doc)
+        fused = heat_bench.fused_jobs(10, quick=True)
+        assert [o[o.index("--n") + 1] for _, _, o in fused[:2]] == ["128", "256,512"], fused[:2]
+        assert "--check-only" in fused[0][2] and "--time-only" in fused[1][2]
+
+
 FAKE_SWEEP = """#!{python}
 import json, sys
 args = sys.argv[1:]
@@ -1010,6 +1336,7 @@ def main():
     schema_tests()
     sweep_tests()
     bench_tests()
+    high_order_tests()
     try:
         import matplotlib  # noqa: F401
     except ImportError:
