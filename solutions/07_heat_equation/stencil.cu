@@ -51,6 +51,26 @@ __device__ unsigned int ghost_source(bool low, unsigned int N, Boundary bc) {
     // ---- END EXERCISE ----
 }
 
+// The explicit step for a thread's W cells along k: u + r·(sum of the six neighbours - 6u), from
+// its cells (curr), the cells before and after them along k (left: cell k-1, right: cell k+W), and
+// its neighbours along j (down, up) and i (prev, next). Both step kernels below use it.
+template <class T, int W>
+__device__ Cells<T, W> explicit_step(const Cells<T, W>& prev, const Cells<T, W>& curr, const Cells<T, W>& next,
+                                     const Cells<T, W>& down, const Cells<T, W>& up, Arith<T> left, Arith<T> right,
+                                     Arith<T> r) {
+    using A = Arith<T>;
+    Cells<T, W> u;
+    // ---- EXERCISE 1 of 5: the explicit step u + r·(sum of the six neighbours - 6u) for each of the W cells ----
+    for (int e = 0; e < W; ++e) {
+        A west = e == 0 ? left : curr.v[e - 1];
+        A east = e == W - 1 ? right : curr.v[e + 1];
+        A sum = west + east + down.v[e] + up.v[e] + prev.v[e] + next.v[e];
+        u.v[e] = curr.v[e] + r * (sum - A(6) * curr.v[e]);
+    }
+    // ---- END EXERCISE ----
+    return u;
+}
+
 // One step for the state cells (1..N-2 along each axis), and the ghosts at the two ends of each
 // row (k = 0, N-1): those share a 32-byte sector with cells this kernel writes anyway, so they
 // cost nothing here, while a kernel of their own would touch one sector per row. WithSource
@@ -82,7 +102,7 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
 #pragma unroll 1
     for (unsigned int i = iStart; i < iEnd; ++i, at += plane) {
         Stored<T, W> aheadBits{};
-        Cells<T, W> down{}, up{}, u;
+        Cells<T, W> down{}, up{};
         if (active) {
             if (i + 1 < iEnd) aheadBits = load_stored<W>(in + at + 2 * plane);
             down = load_cells<W>(in + at - N);
@@ -93,14 +113,7 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
         A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k > 0) left = to_arith(in[at - 1]);
         if (lane == 31 && active && k + W < N) right = to_arith(in[at + W]);
-        // ---- EXERCISE 1 of 5: the explicit step u + r·(sum of the six neighbours - 6u) for each of the W cells ----
-        for (int e = 0; e < W; ++e) {
-            A west = e == 0 ? left : curr.v[e - 1];
-            A east = e == W - 1 ? right : curr.v[e + 1];
-            A sum = west + east + down.v[e] + up.v[e] + prev.v[e] + next.v[e];
-            u.v[e] = curr.v[e] + r * (sum - A(6) * curr.v[e]);
-        }
-        // ---- END EXERCISE ----
+        Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
         if constexpr (WithSource) {
             if (active) {
                 Cells<T, W> q = load_cells<W>(source + at);
@@ -164,7 +177,7 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
         const int k = int(at) - int(row);                  // the first one's k; < 0 in the row before
         const bool inRow = stateRow && k + W - 1 >= 0 && k <= int(N) - 1;  // a cell of this row
         const bool active = stateRow && k + W - 1 >= 1 && k <= int(N) - 2;  // a state cell of it
-        Cells<T, W> curr{}, prev{}, next{}, down{}, up{}, u;
+        Cells<T, W> curr{}, prev{}, next{}, down{}, up{};
         if (inRow) curr = load_cells<W>(in + at);
         if (active) {
             prev = load_shifted<W, kPrev>(in, (long long)at - plane, cells);
@@ -176,12 +189,7 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
         A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k >= 1) left = to_arith(in[at - 1]);
         if (lane == 31 && active && k + W <= int(N) - 1) right = to_arith(in[at + W]);
-        for (int e = 0; e < W; ++e) {
-            A west = e == 0 ? left : curr.v[e - 1];
-            A east = e == W - 1 ? right : curr.v[e + 1];
-            A sum = west + east + down.v[e] + up.v[e] + prev.v[e] + next.v[e];
-            u.v[e] = curr.v[e] + r * (sum - A(6) * curr.v[e]);
-        }
+        Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
         if constexpr (WithSource) {
             if (active) {
                 Cells<T, W> q = load_shifted<W, 0>(source, at, cells);
