@@ -118,6 +118,18 @@ void poison_output(const float* in, float* out, unsigned N) {
             }
 }
 
+bool count_cell(CheckResult& r, std::vector<WrongCell>& sample, const WrongCell& cell) {
+    const double rel = std::isnan(cell.got) ? std::numeric_limits<double>::infinity()
+                                            : std::fabs(cell.got - cell.expected) / std::fabs(cell.expected);
+    if (rel > r.max_rel_err) r.max_rel_err = rel;
+    if (rel <= kTolerance) return false;
+    ++r.wrong;
+    if (std::isnan(cell.got)) ++r.unwritten;
+    else if (sample.size() < 16) sample.push_back(cell);
+    if (r.first_wrong.size() < kMaxReportedCells) r.first_wrong.push_back(cell);
+    return true;
+}
+
 CheckResult check_output(const float* in, const float* out, unsigned N, const Coefficients& c,
                          unsigned out_tile_dim) {
     CheckResult r;
@@ -133,15 +145,7 @@ CheckResult check_output(const float* in, const float* out, unsigned N, const Co
                     continue;
                 }
                 double expected = reference_point(in, N, c, i, j, k);
-                float got = out[at];
-                double rel = std::isnan(got) ? std::numeric_limits<double>::infinity()
-                                             : std::fabs(got - expected) / std::fabs(expected);
-                if (rel > r.max_rel_err) r.max_rel_err = rel;
-                if (rel <= kTolerance) continue;
-                ++r.wrong;
-                if (std::isnan(got)) ++r.unwritten;
-                else if (sample.size() < 16) sample.push_back({i, j, k, expected, got});
-                if (r.first_wrong.size() < kMaxReportedCells) r.first_wrong.push_back({i, j, k, expected, got});
+                if (!count_cell(r, sample, {i, j, k, expected, out[at]})) continue;
                 if (i == 1 || j == 1 || k == 1 || i == N - 2 || j == N - 2 || k == N - 2) ++p.next_to_grid_boundary;
                 if (out_tile_dim > 0) {
                     if (on_face(i, N, out_tile_dim) || on_face(j, N, out_tile_dim) || on_face(k, N, out_tile_dim))

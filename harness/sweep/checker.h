@@ -27,6 +27,11 @@ struct CheckResult {
 // Interior cells become NaN (so an unwritten cell is caught); boundary cells equal `in`.
 void poison_output(const float* in, float* out, unsigned N);
 
+// One interior cell (cell.got against cell.expected) into r: the largest relative error, and when
+// it is off by more than kTolerance the counts, the first wrong cells and (numbers only, at most
+// 16) a sample for the hints. True when the cell is wrong. Shared by every one-sweep checker.
+bool count_cell(CheckResult& r, std::vector<WrongCell>& sample, const WrongCell& cell);
+
 // `out_tile_dim` (0 if the stage does not tile) lets the hint recognise halo mistakes.
 CheckResult check_output(const float* in, const float* out, unsigned N, const Coefficients& c,
                          unsigned out_tile_dim);

@@ -218,15 +218,7 @@ CheckResult check_output_order(const float* in, const float* out, unsigned N, un
                     continue;
                 }
                 double expected = star_point(in, N, R, w, i, j, k);
-                float got = out[at];
-                double rel = std::isnan(got) ? std::numeric_limits<double>::infinity()
-                                             : std::fabs(got - expected) / std::fabs(expected);
-                if (rel > r.max_rel_err) r.max_rel_err = rel;
-                if (rel <= kTolerance) continue;
-                ++r.wrong;
-                if (std::isnan(got)) ++r.unwritten;
-                else if (sample.size() < 16) sample.push_back({i, j, k, expected, got});
-                if (r.first_wrong.size() < kMaxReportedCells) r.first_wrong.push_back({i, j, k, expected, got});
+                if (!count_cell(r, sample, {i, j, k, expected, out[at]})) continue;
                 const unsigned x[3] = {i, j, k};
                 bool near = false, face = false;
                 for (int a = 0; a < 3; ++a) {
