@@ -56,6 +56,25 @@ __device__ unsigned int ghost_source(bool low, unsigned int N, Boundary bc) {
     // ---- END EXERCISE ----
 }
 
+// The face ghosts whose values a thread has just computed (Neumann, periodic): where its row j is
+// the source of a ghost row (j = 0 or N-1) of plane i, or its plane i the source of a ghost plane
+// (i = 0 or N-1), it writes those cells there too, k = first..first+W-1 as the state cells among
+// them. So every face ghost is written by the step itself, one pass, no kernel of its own.
+template <int W, class T>
+__device__ void store_face_ghosts(T* out, const Cells<T, W>& u, unsigned int i, unsigned int j, int first,
+                                  unsigned int N, Boundary bc) {
+    const unsigned int low = ghost_source(true, N, bc), high = ghost_source(false, N, bc);
+    auto put = [&](unsigned int gi, unsigned int gj) {
+        T* row = out + (size_t(gi) * N + gj) * N;
+        for (int e = 0; e < W; ++e)
+            if (first + e >= 1 && first + e <= int(N) - 2) row[first + e] = from_arith<T>(u.v[e]);
+    };
+    if (j == low) put(i, 0);
+    if (j == high) put(i, N - 1);
+    if (i == low) put(0, j);
+    if (i == high) put(N - 1, j);
+}
+
 // The explicit step for a thread's W cells along k: u + r·(sum of the six neighbours - 6u), from
 // its cells (curr), the cells before and after them along k (left: cell k-1, right: cell k+W), and
 // its neighbours along j (down, up) and i (prev, next). Both step kernels below use it.
@@ -76,10 +95,11 @@ __device__ Cells<T, W> explicit_step(const Cells<T, W>& prev, const Cells<T, W>&
     return u;
 }
 
-// One step for the state cells (1..N-2 along each axis), and the ghosts at the two ends of each
-// row (k = 0, N-1): those share a 32-byte sector with cells this kernel writes anyway, so they
-// cost nothing here, while a kernel of their own would touch one sector per row. WithSource
-// adds source[cell] (Jacobi).
+// One step for the state cells (1..N-2 along each axis), and every face ghost: those at the two
+// ends of each row (k = 0, N-1) share a 32-byte sector with cells this kernel writes anyway, and
+// the ghost rows and planes are written by the threads that computed their values
+// (store_face_ghosts), so no second kernel reads the new state back. WithSource adds source[cell]
+// (Jacobi).
 template <int W, class T, bool WithSource>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, TRY_MIN_BLOCKS)
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
@@ -136,6 +156,7 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
                     if (k + e == ghost_source(true, N, bc)) row[0] = from_arith<T>(u.v[e]);
                     if (k + e == ghost_source(false, N, bc)) row[N - 1] = from_arith<T>(u.v[e]);
                 }
+                store_face_ghosts(out, u, i, j, int(k), N, bc);
             }
         }
         prevBits = currBits;
@@ -213,29 +234,13 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
             for (int e = 0; e < W; ++e)
                 if (k + e >= 1 && k + e <= int(N) - 2) out[at + e] = from_arith<T>(u.v[e]);
         }
-        if (!dirichlet)
+        if (!dirichlet) {
             for (int e = 0; e < W; ++e) {
                 if (k + e == int(ghost_source(true, N, bc))) out[row] = from_arith<T>(u.v[e]);
                 if (k + e == int(ghost_source(false, N, bc))) out[row + N - 1] = from_arith<T>(u.v[e]);
             }
-    }
-}
-
-// The ghost planes i = 0, N-1 and the ghost rows j = 0, N-1, after each step: one thread per
-// (a, b) position on those faces (blockIdx.z: 0 for i, 1 for j); consecutive threads touch
-// consecutive cells along k.
-template <class T>
-__global__ void fill_ghosts_kernel(T* u, unsigned int N, Boundary bc) {
-    unsigned int k = 1 + blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned int a = 1 + blockIdx.y * blockDim.y + threadIdx.y;
-    if (a > N - 2 || k > N - 2) return;
-    const unsigned int low = ghost_source(true, N, bc), high = ghost_source(false, N, bc);
-    if (blockIdx.z == 0) {  // planes i = 0 and N-1; a is j
-        u[(0 * N + a) * N + k] = u[(low * N + a) * N + k];
-        u[((N - 1) * N + a) * N + k] = u[(high * N + a) * N + k];
-    } else {  // rows j = 0 and N-1 of plane a
-        u[(a * N + 0) * N + k] = u[(a * N + low) * N + k];
-        u[(a * N + N - 1) * N + k] = u[(a * N + high) * N + k];
+            store_face_ghosts(out, u, i, j, k, N, bc);
+        }
     }
 }
 
@@ -284,9 +289,6 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
         heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(from, static_cast<T*>(out), source, N, step.bc,
                                                                   Arith<T>(step.r));
     }
-    if (Status e = cudaGetLastError(); e != cudaSuccess || step.bc == Boundary::Dirichlet) return e;
-    dim3 face_block(32, 8, 1), faces(ceil_div(N - 2, 32), ceil_div(N - 2, 8), 2);
-    fill_ghosts_kernel<T><<<faces, face_block, 0, s>>>(static_cast<T*>(out), N, step.bc);
     return cudaGetLastError();
 }
 
