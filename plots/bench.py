@@ -5,8 +5,9 @@ Run through `python3 course.py bench [--full] [--n 128,256,512] [--reps R] [--no
 that takes (plan.py: a per-part model fitted to an H100), then a line per part with the time so
 far and about how long is left. The default took 3m19s on an H100 and draws the same figures as
 `--full` (about 12 minutes: every size checked, 50 repetitions), from fewer repetitions and with
---time-only at the largest size (checked at the smaller ones). Or `python3 course.py bench --sweep [--reps 20]` for stages 02 and 06 at every N from
-64 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json), or
+--time-only at the largest size (checked at the smaller ones). Or `python3 course.py bench --sweep [--reps 20] [--no-heat]` for stages 02 and 06 at every N from
+64 to 1024 and stages 07 and 08 from 256 to 1024 (plots/sweep.py; its own results file,
+plots/results/sweep/<gpu>.json), or
 `python3 course.py bench --only-08` to measure stage 08 against stage 07 again (a few minutes, not
 ten) into this GPU's results file, keeping the rest; that part then names its own date and commit.
 Without a GPU it says so and draws the figures from the shipped results in plots/results/.
@@ -170,10 +171,12 @@ def parse(argv):
                          "the default about 3.5): every size checked against the CPU reference, 50 repetitions, "
                          "the profiles from checked runs")
     ap.add_argument("--sweep", action="store_true",
-                    help="instead: stages 02 and 06 at every N from 64 to 1024, %% of copy against N")
+                    help="instead: stages 02 and 06 at every N from 64 to 1024, %% of copy against N; then "
+                         "stages 07 and 08 from N = 256 (--no-heat leaves them out)")
     ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
-    ap.add_argument("--no-heat", action="store_true", help="skip stages 07 and 08 (the heat equation, temporal blocking)")
+    ap.add_argument("--no-heat", action="store_true",
+                    help="skip stages 07 and 08 (the heat equation, temporal blocking); with --sweep, its heat part")
     ap.add_argument("--no-high-order", action="store_true", help="skip stage 10 (stencils of order R)")
     ap.add_argument("--no-many-gpus", action="store_true", help="skip stage 09's scaling over the GPUs")
     ap.add_argument("--only-08", action="store_true",
@@ -216,7 +219,7 @@ def main(root, build, stages, exercise_state, argv):
                                 lambda doc, name: sweep.draw(doc, FIGURES / name, say))
         try:
             return sweep.run_sweep(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
-                                   run_program)
+                                   run_program, heat=not a.no_heat)
         except (BenchStopped, ResultsError) as e:
             say(f"bench --sweep: {e}")
             return 1

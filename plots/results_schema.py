@@ -43,7 +43,11 @@ What is checked, beyond types:
   the star of its order (6R + 1 and 12R + 1), and alternatives, one per (name, order, n).
 
 The sweep (`course.py bench --sweep`) has a file of its own, "schema": "pmpp-stencil-sweep/1",
-in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the same way.
+in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the same way. Its
+optional "heat" part (stages 07 and 08, absent in older files) holds one series per (stage, bc,
+precision, fused_steps): the check's verdicts at a few N, a status (measured, failed, not
+supported) and the --time-only points, one per N; stage 08's points carry their speed-up over
+stage 07's point at the same N (same bc and precision), which must agree with the two rates.
 """
 import json
 import math
@@ -444,6 +448,30 @@ RESULTS = record({
                              "elapsed_s": optional(NONNEGATIVE)})),
 })
 
+# The sweep's optional part for the time-stepping stages: one series per (stage, bc, precision,
+# fused_steps), first checked at a few N (--check-only; the verdicts in "check"), then timed at
+# every N of "sizes" with --time-only (the points). status: "measured"; "failed" (its check, or the
+# timing, exited 1: not plotted, no points); "not supported" (the program refused the options with
+# exit 2, e.g. stage 08 and periodic boundaries: no check, no points; "note" says why).
+SWEEP_STATUSES = ("measured", "failed", "not supported")
+SWEEP_HEAT_POINT = record({
+    "n": SIZE, **{k: STATS for k in HEAT_TIMING}, "loop_ms": optional(STATS),
+    **{k: POSITIVE for k in HEAT_RATES},
+    # stage 08: its updates_per_s / stage 07's (same bc and precision, same N, this run); null
+    # where stage 07 has no point there
+    "speedup_over_07": optional(nullable(POSITIVE)),
+})
+SWEEP_HEAT_SERIES = record({
+    "stage": STAGE, "bc": one_of(*BOUNDARIES), "precision": one_of(*PRECISIONS), "fused_steps": integer(1),
+    "steps": integer(1), "status": one_of(*SWEEP_STATUSES), "note": optional(STRING),
+    "check": list_of(record({"n": SIZE, "ok": BOOLEAN, "max_err": nullable(NONNEGATIVE)})),
+    "points": list_of(SWEEP_HEAT_POINT),
+})
+SWEEP_HEAT = record({
+    "sizes": list_of(SIZE, nonempty="expected the sizes timed"), "reps": integer(1),
+    "series": list_of(SWEEP_HEAT_SERIES),
+})
+
 # The sweep: each point a timed run of one stage at one N (the harness's --time-only record) that
 # says whether that N was also checked against the CPU reference (check.checked) and passed (ok).
 SWEEP = record({
@@ -455,6 +483,7 @@ SWEEP = record({
                         also=_checked_or_not),
         **{k: STATS for k in TIMING_STATS}, **{k: POSITIVE for k in RATES},
     }), nonempty=True),
+    "heat": optional(SWEEP_HEAT),  # stages 07 and 08 (absent in older files and with --no-heat)
 })
 
 
@@ -530,6 +559,51 @@ def validate_sweep(doc):
         if checked != (r["n"] <= doc["checked_up_to"]):
             raise ResultsError(f"points[{i}].check.checked is {str(checked).lower()}, but checked_up_to is "
                                f"{doc['checked_up_to']} and n is {r['n']}")
+    if doc.get("heat") is not None:
+        _sweep_heat(doc["heat"])
+
+
+def _sweep_heat(heat):
+    """The rules across the records of a sweep's "heat" part: one series per key, one point per N,
+    a status that agrees with its check and points, stage 08's speed-ups from stage 07's points."""
+    series = heat["series"]
+    seen = {}
+    for i, s in enumerate(series):
+        where = f"heat.series[{i}]"
+        key = (s["stage"], s["bc"], s["precision"], s["fused_steps"])
+        if key in seen:
+            raise ResultsError(f"{where} repeats stage {key[0]} {key[1]} {key[2]} fused_steps {key[3]} "
+                               f"(first in heat.series[{seen[key]}])")
+        seen[key] = i
+        _unique(s["points"], f"{where}.points", ("n",))
+        _unique(s["check"], f"{where}.check", ("n",))
+        if s["status"] == "measured":
+            if not s["points"]:
+                raise ResultsError(f"{where}.points is empty, but status is 'measured'")
+            if not s["check"]:
+                raise ResultsError(f"{where}.check is empty, but status is 'measured' (checked first, then timed)")
+            bad = [j for j, c in enumerate(s["check"]) if not c["ok"]]
+            if bad:
+                raise ResultsError(f"{where}.check[{bad[0]}].ok is false, but status is 'measured'")
+        elif s["points"]:
+            raise ResultsError(f"{where}.points is not empty, but status is {s['status']!r} (never plotted)")
+        elif s["status"] == "not supported" and s["check"]:
+            raise ResultsError(f"{where}.check is not empty, but status is 'not supported'")
+    for i, s in enumerate(series):
+        base_i = seen.get(("07_heat_equation", s["bc"], s["precision"], 1))
+        base = {} if base_i is None else {p["n"]: p for p in series[base_i]["points"]}
+        for j, p in enumerate(s["points"]):
+            where = f"heat.series[{i}].points[{j}].speedup_over_07"
+            got = p.get("speedup_over_07")
+            if s["stage"] == "07_heat_equation" or s["fused_steps"] == 1:
+                continue
+            expected = p["updates_per_s"] / base[p["n"]]["updates_per_s"] if p["n"] in base else None
+            if expected is None and got is not None:
+                raise ResultsError(f"{where} is {got}, but stage 07 ({s['bc']}, {s['precision']}) has no point at "
+                                   f"n={p['n']} to compare against")
+            if expected is not None and (got is None or abs(got - expected) > 1e-3 * expected):
+                raise ResultsError(f"{where} is {'missing' if got is None else got}, expected "
+                                   f"{expected:.4g} (updates_per_s over stage 07's at the same n)")
 
 
 def _read_json(path):

@@ -9,12 +9,21 @@ their own, plots/results/sweep/<gpu>.json (schema in results_schema.py), so that
 the ordinary benchmark (plots/results/<gpu>.json) never overwrite each other; the figure to
 plots/figures/<gpu>/sweep.png. The CuPy/PyTorch alternatives are left out: at 120 sizes up to
 N = 1024 they would take many minutes (`course.py bench` times them at its sizes).
+
+Then (unless --no-heat) the time-stepping stages, into the same file's optional "heat" part:
+stage 07 for each boundary condition in float, and Dirichlet and periodic in half; stage 08 with
+S = HEAT_FUSE steps per pass, float, for each boundary condition (it refuses periodic with exit 2:
+that series is recorded as not supported). Each series is checked once with --check-only at
+HEAT_CHECK_SIZES (a failed check stops it: recorded as failed, not plotted), then timed with
+--time-only at every N of sweep_sizes(HEAT_LOW, HIGH). Stage 08's speed-up is its cell-updates/s
+over stage 07's (same boundaries, same N, this run). Figure: sweep_heat.png.
 """
 import json
 import tempfile
 from pathlib import Path
 
-from figures import STAGE_COLORS, heading, pyplot, save, subtitle
+from common import BenchStopped
+from figures import STAGE_COLORS, heading, not_drawn, pyplot, save, subtitle
 from results_schema import SWEEP_SCHEMA, ResultsError, validate_sweep
 
 SWEEP_STAGES = ("02_basic_sweep", "06_roofline")
@@ -22,6 +31,22 @@ LOW, HIGH, STEP = 64, 1024, 32
 CHECK_UP_TO = 256
 TARGET = 0.88  # the share of the copy stage 06 should reach at every N from 256 on
 TARGET_FROM = 256
+
+
+# The time-stepping stages (the file's "heat" part).
+HEAT_STAGE, FUSED_STAGE = "07_heat_equation", "08_temporal_blocking"
+HEAT_LOW = 256
+HEAT_CHECK_SIZES = (256, 257, 258, 259)  # every remainder of N modulo 4, checked once per series
+HEAT_FUSE = 4  # stage 08's S
+HEAT_STEPS = {HEAT_STAGE: 2, FUSED_STAGE: 2 * HEAT_FUSE}  # stage 08: two passes of S steps
+SPEEDUP_GOAL = 2.0  # stage 08 over stage 07
+# (stage, bc, precision) of every series, in order: stage 07's first (stage 08 divides by them).
+HEAT_SERIES = ([(HEAT_STAGE, bc, "float") for bc in ("dirichlet", "neumann", "periodic")]
+               + [(HEAT_STAGE, bc, "half") for bc in ("dirichlet", "periodic")]
+               + [(FUSED_STAGE, bc, "float") for bc in ("dirichlet", "neumann", "periodic")])
+# For the estimate printed before the heat part (an H100): --time-only, per size per series;
+# each check (four sizes with the CPU reference).
+HEAT_TIME_S_PER_SIZE, HEAT_CHECK_S = 1.0, 5.0
 
 
 def sweep_sizes(low=LOW, high=HIGH, step=STEP):
@@ -67,14 +92,95 @@ def measure(build, sizes, reps, tmp, say, run_program):
     return points
 
 
-def run_sweep(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program):
-    """The whole `bench --sweep`: measure, validate, write the results file, draw the figure."""
+def heat_options(stage, bc, precision):
+    """The options that fix a series' problem: boundaries, precision, steps (and S for stage 08)."""
+    fuse = ["--fuse", str(HEAT_FUSE)] if stage == FUSED_STAGE else []
+    return [*fuse, "--steps", str(HEAT_STEPS[stage]), "--bc", bc, "--precision", precision]
+
+
+def heat_seconds(sizes):
+    """About how long the heat part takes on an H100 (HEAT_TIME_S_PER_SIZE, HEAT_CHECK_S)."""
+    return len(HEAT_SERIES) * (HEAT_CHECK_S + HEAT_TIME_S_PER_SIZE * len(sizes))
+
+
+def _records(path):
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def measure_heat(build, sizes, reps, tmp, say, run_program):
+    """Stages 07 and 08: each series of HEAT_SERIES checked at HEAT_CHECK_SIZES, then timed at
+    `sizes` with --time-only; returns the file's "heat" part (as validate_sweep wants)."""
+    for stage in (HEAT_STAGE, FUSED_STAGE):
+        if not (build / f"stage_{stage}_solution").exists():
+            raise ResultsError(f"{build / f'stage_{stage}_solution'} is missing: build the course first "
+                               "(python3 course.py test builds it), or leave the heat part out with --no-heat")
+    say(f"\n[sweep heat] stages 07 and 08: {len(HEAT_SERIES)} series, each checked at N = "
+        f"{','.join(map(str, HEAT_CHECK_SIZES))}, then timed at N = {sizes[0]}..{sizes[-1]} ({len(sizes)} sizes, "
+        f"{reps} repetitions each): about {heat_seconds(sizes) / 60:.0f} minutes on an H100")
+    series = []
+    for number, (stage, bc, precision) in enumerate(HEAT_SERIES, 1):
+        program = build / f"stage_{stage}_solution"
+        problem = heat_options(stage, bc, precision)
+        what = f"stage {stage[:2]}, {bc}, {precision}" + (f", S = {HEAT_FUSE}" if stage == FUSED_STAGE else "")
+        entry = {"stage": stage, "bc": bc, "precision": precision,
+                 "fused_steps": HEAT_FUSE if stage == FUSED_STAGE else 1, "steps": HEAT_STEPS[stage],
+                 "status": "measured", "check": [], "points": []}
+        series.append(entry)
+        say(f"[sweep heat {number}/{len(HEAT_SERIES)}] {what}: checking N = {','.join(map(str, HEAT_CHECK_SIZES))}")
+        out = tmp / f"heat-{number}-check.jsonl"
+        try:
+            ok = run_program([program, "--check-only", "--n", ",".join(map(str, HEAT_CHECK_SIZES)), *problem,
+                              "--json", out], f"{what} (sweep check)")
+        except BenchStopped as e:
+            if stage == FUSED_STAGE and bc == "periodic" and "exit 2" in str(e):
+                entry.update(status="not supported", note=f"stage {stage[:2]} refused --bc periodic (exit 2)")
+                say(f"  {what}: not supported (the program refused it); recorded as such")
+                continue
+            raise
+        got = _records(out)
+        entry["check"] = [{"n": r["n"], "ok": bool(r["check"]["ok"]), "max_err": r["check"].get("max_err")}
+                          for r in got]
+        if not ok or not got or not all(c["ok"] for c in entry["check"]):
+            entry.update(status="failed", note="its check failed: not timed")
+            say(f"  {what}: the check failed; this series stops here (recorded, not plotted)")
+            continue
+        say(f"[sweep heat {number}/{len(HEAT_SERIES)}] {what}: timing N = {sizes[0]}..{sizes[-1]} "
+            f"({len(sizes)} sizes, --time-only)")
+        out = tmp / f"heat-{number}-time.jsonl"
+        ok = run_program([program, "--time-only", "--n", ",".join(map(str, sizes)), *problem, "--reps", reps,
+                          "--json", out], f"{what} (sweep timing)")
+        got = _records(out)
+        if not ok or not got:
+            entry.update(status="failed", note="the --time-only run failed")
+            continue
+        for r in got:
+            point = {"n": r["n"], **{k: r[k] for k in ("step_ms", "copy_ms", "updates_per_s", "gbps", "copy_gbps",
+                                                      "fraction_of_copy")}}
+            if r.get("loop_ms"):
+                point["loop_ms"] = r["loop_ms"]
+            entry["points"].append(point)
+    # Stage 08's speed-up over stage 07 at the same N, same boundaries and precision, this run.
+    base = {(s["bc"], s["precision"]): {p["n"]: p["updates_per_s"] for p in s["points"]}
+            for s in series if s["stage"] == HEAT_STAGE}
+    for s in series:
+        if s["stage"] == FUSED_STAGE:
+            rates = base.get((s["bc"], s["precision"]), {})
+            for p in s["points"]:
+                p["speedup_over_07"] = p["updates_per_s"] / rates[p["n"]] if p["n"] in rates else None
+    return {"sizes": list(sizes), "reps": int(reps), "series": series}
+
+
+def run_sweep(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program, heat=True):
+    """The whole `bench --sweep`: measure, validate, write the results file, draw the figures.
+    heat: also stages 07 and 08 (measure_heat); False with --no-heat."""
     doc = {"schema": SWEEP_SCHEMA, "gpu": None, **environment, "checked_up_to": CHECK_UP_TO, "points": []}
     sizes = sweep_sizes()
     with tempfile.TemporaryDirectory() as tmp:
         doc["points"] = measure(build, sizes, reps, Path(tmp), say, run_program)
         first = json.loads((Path(tmp) / f"{SWEEP_STAGES[0]}-time.jsonl").read_text().splitlines()[0])
         doc["gpu"] = first["device"]
+        if heat:
+            doc["heat"] = measure_heat(build, sweep_sizes(HEAT_LOW, HIGH), reps, Path(tmp), say, run_program)
     validate_sweep(doc)
     folder = results_dir / "sweep"
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,7 +202,35 @@ def summary(doc):
     failed = [p for p in doc["points"] if p["check"].get("ok") is False]
     for p in failed:
         lines.append(f"  {p['stage']} FAILED its check at N = {p['n']}")
+    if doc.get("heat"):
+        lines += heat_summary(doc["heat"])
     return "\n".join(lines)
+
+
+def series_label(s):
+    fuse = f", S = {s['fused_steps']}" if s["fused_steps"] > 1 else ""
+    return f"{s['stage'][:2]} {s['bc']} {s['precision']}{fuse}"
+
+
+def heat_summary(heat):
+    """The least % of copy of each stage 07 series and the least speed-up of each stage 08 one, with
+    their N; the series that failed or are not supported."""
+    lines = [f"Stages 07 and 08, N = {heat['sizes'][0]}..{heat['sizes'][-1]}: the least value of each series"]
+    for s in heat["series"]:
+        label = series_label(s)
+        if s["status"] != "measured":
+            lines.append(f"  {label:28} {s['status'].upper()}" + (f": {s['note']}" if s.get("note") else ""))
+        elif s["stage"] == FUSED_STAGE:
+            pts = [p for p in s["points"] if p.get("speedup_over_07") is not None]
+            if pts:
+                worst = min(pts, key=lambda p: p["speedup_over_07"])
+                lines.append(f"  {label:28} {worst['speedup_over_07']:5.2f}x over stage 07 at N = {worst['n']}")
+            else:
+                lines.append(f"  {label:28} no stage 07 points to compare against")
+        else:
+            worst = min(s["points"], key=lambda p: p["fraction_of_copy"])
+            lines.append(f"  {label:28} {100 * worst['fraction_of_copy']:5.1f}% of copy at N = {worst['n']}")
+    return lines
 
 
 def draw(doc, out_dir, say):
@@ -109,6 +243,12 @@ def draw(doc, out_dir, say):
     out_dir.mkdir(parents=True, exist_ok=True)
     path = draw_sweep(doc, out_dir / "sweep.png")
     say(f"  wrote {path}")
+    heat = doc.get("heat")
+    if heat and any(s["status"] == "measured" for s in heat["series"]):
+        say(f"  wrote {draw_sweep_heat(doc, out_dir / 'sweep_heat.png')}")
+    else:
+        not_drawn([out_dir / "sweep_heat.png"], "no stage 07 or 08 series measured in this sweep" if heat
+                  else "no heat part in this sweep (--no-heat, or an older file)", say)
     return 0
 
 
@@ -184,3 +324,82 @@ def draw_sweep(doc, path):
     heading(fig, ax, doc, "Stages 02 and 06 at every grid size: % of a device-to-device copy against N",
             subtitle(doc))
     return save(fig, path, doc, "sweep: % of copy against N")
+
+
+def _marked_line(ax, pts, key, color, label, marker="o"):
+    """One series against N: a line, filled markers where N % 4 == 0, hollow ones elsewhere."""
+    ns, ys = [p["n"] for p in pts], [key(p) for p in pts]
+    ax.plot(ns, ys, color=color, linewidth=1.2, zorder=3, label=label)
+    aligned = [(n, y) for n, y in zip(ns, ys) if n % 4 == 0]
+    other = [(n, y) for n, y in zip(ns, ys) if n % 4 != 0]
+    if aligned:
+        ax.scatter(*zip(*aligned), s=14, color=color, marker=marker, zorder=4)
+    if other:
+        ax.scatter(*zip(*other), s=14, facecolors="white", edgecolors=color, marker=marker, linewidths=1.0,
+                   zorder=4)
+
+
+HEAT_COLORS = {("dirichlet", "float"): "#1f77b4", ("neumann", "float"): "#2ca02c", ("periodic", "float"): "#d62728",
+               ("dirichlet", "half"): "#9467bd", ("periodic", "half"): "#ff7f0e"}
+
+
+def draw_sweep_heat(doc, path):
+    """Two panels against N: stage 07's % of copy (one line per boundaries and precision, the
+    goal line at TARGET), and stage 08's speed-up over stage 07 (one line per boundaries, the
+    SPEEDUP_GOAL line). Filled markers where N % 4 == 0, hollow where not; series that failed
+    their check or are not supported are named in the legend, not drawn."""
+    validate_sweep(doc)
+    heat = doc["heat"]
+    plt = pyplot()
+    fig, (ax, axs) = plt.subplots(2, 1, figsize=(14, 9.5), sharex=True, layout="constrained")
+    for s in heat["series"]:
+        color = HEAT_COLORS.get((s["bc"], s["precision"]), "0.3")
+        target = ax if s["stage"] == HEAT_STAGE else axs
+        label = series_label(s)
+        if s["status"] != "measured":
+            target.plot([], [], color=color, linestyle="none", marker="x",
+                        label=f"{label}: {s['status']}" + (" (check failed)" if s["status"] == "failed" else ""))
+            continue
+        if s["stage"] == HEAT_STAGE:
+            worst = min(s["points"], key=lambda p: p["fraction_of_copy"])
+            _marked_line(ax, s["points"], lambda p: 100 * p["fraction_of_copy"], color,
+                         f"{label}  (least {100 * worst['fraction_of_copy']:.1f}% at N = {worst['n']})")
+        else:
+            pts = [p for p in s["points"] if p.get("speedup_over_07") is not None]
+            if pts:
+                worst = min(pts, key=lambda p: p["speedup_over_07"])
+                _marked_line(axs, pts, lambda p: p["speedup_over_07"], color,
+                             f"{label}  (least {worst['speedup_over_07']:.2f}x at N = {worst['n']})", marker="s")
+    ns = heat["sizes"]
+    ax.axhline(100, color="black", linestyle="--", linewidth=1.0, zorder=2)
+    ax.axhline(100 * TARGET, color="0.45", linestyle=":", linewidth=1.2, zorder=2)
+    ax.text(ns[-1], 100 * TARGET + 0.8, f"goal {100 * TARGET:.0f}%", fontsize=9, va="bottom", ha="right", color="0.35")
+    ax.text(ns[0], 100.8, "100% = device-to-device copy", fontsize=9, va="bottom")
+    most = max([100 * p["fraction_of_copy"] for s in heat["series"] if s["stage"] == HEAT_STAGE
+                for p in s["points"]] or [100])
+    ax.set_ylim(0, max(112, min(most * 1.05, 250)))
+    ax.set_ylabel(f"stage 07: one step, % of a device copy\n(--steps {HEAT_STEPS[HEAT_STAGE]}, --time-only)")
+    ax.scatter([], [], s=14, color="0.4", label="filled: N a multiple of 4")
+    ax.scatter([], [], s=14, facecolors="white", edgecolors="0.4", label="hollow: any other N")
+    ax.legend(loc="lower right", fontsize=9, frameon=True, framealpha=0.95)
+    ax.grid(color="0.9")
+    axs.axhline(1, color="black", linestyle="--", linewidth=1.0, zorder=2)
+    axs.axhline(SPEEDUP_GOAL, color="0.45", linestyle=":", linewidth=1.2, zorder=2)
+    axs.text(ns[-1], SPEEDUP_GOAL + 0.03, f"goal {SPEEDUP_GOAL:g}x", fontsize=9, va="bottom", ha="right",
+              color="0.35")
+    axs.text(ns[0], 1.03, "1x = stage 07", fontsize=9, va="bottom")
+    top = max([p["speedup_over_07"] for s in heat["series"] for p in s["points"]
+               if p.get("speedup_over_07") is not None] or [SPEEDUP_GOAL])
+    axs.set_ylim(0, max(SPEEDUP_GOAL * 1.25, top * 1.1))
+    axs.set_ylabel(f"stage 08 (S = {HEAT_FUSE}): cell-updates/s\nover stage 07's at the same N")
+    if axs.get_legend_handles_labels()[0]:
+        axs.legend(loc="lower right", fontsize=9, frameon=True, framealpha=0.95)
+    axs.grid(color="0.9")
+    checked = sorted({c["n"] for s in heat["series"] for c in s["check"]})
+    axs.set_xlabel(f"grid size N: N = {ns[0]}..{ns[-1]}, every {STEP}th N and each N-1, N+1, N+2.\nEach series "
+                   f"checked against the CPU reference at N = {', '.join(map(str, checked)) or '-'}, "
+                   f"timed with --time-only at every N ({heat['reps']} repetitions)")
+    ax.set_xlim(ns[0] - 8, ns[-1] + 8)
+    heading(fig, ax, doc, "Stages 07 and 08 at every grid size: % of copy, and temporal blocking's speed-up",
+            subtitle(doc))
+    return save(fig, path, doc, "sweep: stages 07 and 08 against N")

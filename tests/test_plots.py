@@ -844,6 +844,21 @@ def plot_tests():
             check_png(path)
 
     @test
+    def sweep_heat_figure_is_drawn():
+        import sweep
+        with tempfile.TemporaryDirectory() as out:
+            path = sweep.draw_sweep_heat(sweep_fixture(), Path(out) / "sweep_heat.png")
+            check_png(path)
+            # draw(): both figures with the heat part; without it sweep_heat.png is not drawn (and an
+            # old one is removed)
+            assert quietly(sweep.draw, sweep_fixture(), out, print)[0] == 0
+            assert (Path(out) / "sweep.png").exists() and (Path(out) / "sweep_heat.png").exists()
+            doc = sweep_fixture()
+            del doc["heat"]
+            _, printed = quietly(sweep.draw, doc, out, print)
+            assert not (Path(out) / "sweep_heat.png").exists() and "sweep_heat.png not drawn" in printed, printed
+
+    @test
     def roofline_has_both_roofs_and_textbook_markers():
         import matplotlib.pyplot as plt
         captured = {}
@@ -1026,11 +1041,12 @@ def sweep_tests():
             (results / "fake-gpu.json").write_text("the ordinary results file")
             env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
             status, printed = quietly(sweep.run_sweep, tmp, tmp, 3, env, slug, results, tmp / "figures", print,
-                                      run_program)
+                                      run_program, False)  # --no-heat: stages 02 and 06 only
             calls = [json.loads(line) for line in (tmp / "calls.jsonl").read_text().splitlines()]
             doc = load_sweep(results / "sweep" / "fake-gpu.json")
             assert (results / "fake-gpu.json").read_text() == "the ordinary results file"
         assert len(calls) == 4, calls
+        assert "heat" not in doc, list(doc)
         check, timing = calls[0], calls[1]
         assert "--check-only" in check and max(map(int, check[check.index("--n") + 1].split(","))) == 256, check
         assert "--time-only" in timing and timing[timing.index("--reps") + 1] == "3", timing
@@ -1038,6 +1054,125 @@ def sweep_tests():
         assert len(doc["points"]) == 2 * len(sweep.sweep_sizes())
         assert all(q["check"]["checked"] == (q["n"] <= 256) for q in doc["points"])
         assert "06_roofline" in printed and "least % of copy" in printed, printed
+
+
+    @test
+    def sweep_heat_part_is_optional_and_checked():
+        doc = sweep_fixture()
+        validate_sweep(doc)
+        assert any(s["status"] == "measured" for s in doc["heat"]["series"])
+        del doc["heat"]
+        validate_sweep(doc)  # older files, and --no-heat, have none
+        doc["heat"] = None
+        validate_sweep(doc)
+
+    @test
+    def sweep_heat_validator_rejects_each_mutation():
+        def index(d, stage, bc, precision="float"):
+            return next(i for i, s in enumerate(d["heat"]["series"])
+                        if s["stage"].startswith(stage) and s["bc"] == bc and s["precision"] == precision)
+
+        def bad_bc(d):
+            d["heat"]["series"][0]["bc"] = "robin"
+            return "heat.series[0].bc is 'robin', expected one of 'dirichlet', 'neumann', 'periodic'"
+
+        def no_fraction(d):
+            del d["heat"]["series"][1]["points"][2]["fraction_of_copy"]
+            return "heat.series[1].points[2].fraction_of_copy is missing"
+
+        def text_rate(d):
+            d["heat"]["series"][0]["points"][0]["updates_per_s"] = "fast"
+            return "heat.series[0].points[0].updates_per_s is the string 'fast', expected a number"
+
+        def bad_status(d):
+            d["heat"]["series"][0]["status"] = "ok"
+            return "heat.series[0].status is 'ok', expected one of 'measured', 'failed', 'not supported'"
+
+        def failed_with_points(d):
+            i, j = index(d, "07", "periodic", "half"), index(d, "07", "dirichlet")
+            d["heat"]["series"][i]["points"] = copy.deepcopy(d["heat"]["series"][j]["points"])
+            return f"heat.series[{i}].points is not empty, but status is 'failed'"
+
+        def measured_after_failed_check(d):
+            d["heat"]["series"][0]["check"][1]["ok"] = False
+            return "heat.series[0].check[1].ok is false, but status is 'measured'"
+
+        def wrong_speedup(d):
+            i = index(d, "08", "neumann")
+            d["heat"]["series"][i]["points"][3]["speedup_over_07"] = 9.0
+            return f"heat.series[{i}].points[3].speedup_over_07 is 9.0, expected"
+
+        def dup_series(d):
+            d["heat"]["series"].append(copy.deepcopy(d["heat"]["series"][2]))
+            return "repeats stage 07_heat_equation periodic float fused_steps 1 (first in heat.series[2])"
+
+        def dup_point(d):
+            d["heat"]["series"][0]["points"].append(copy.deepcopy(d["heat"]["series"][0]["points"][0]))
+            return "heat.series[0].points[11] repeats at n=256"
+
+        def no_sizes(d):
+            d["heat"]["sizes"] = []
+            return "heat.sizes is empty, expected the sizes timed"
+
+        for mutate in (bad_bc, no_fraction, text_rate, bad_status, failed_with_points, measured_after_failed_check,
+                       wrong_speedup, dup_series, dup_point, no_sizes):
+            doc = sweep_fixture()
+            sweep_rejects(doc, mutate(doc))
+
+    @test
+    def sweep_heat_runs_the_programs_as_the_issue_asks():
+        # Stand-in programs for 02, 06, 07 and 08 record their arguments; 08 refuses periodic with
+        # exit 2 (recorded as not supported), and 07's half periodic fails its check (exit 1: the
+        # series stops there, recorded as failed, not timed).
+        from bench import run_program, slug
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            log = str(tmp / "calls.jsonl")
+            template = sweep_fixture()["points"][-1]
+            for stage in sweep.SWEEP_STAGES:
+                prog = tmp / f"stage_{stage}_solution"
+                prog.write_text(FAKE_SWEEP.format(python=sys.executable, log=log, stage=stage,
+                                                  template=json.dumps(template)))
+                os.chmod(prog, 0o755)
+            heat_point = sweep_fixture()["heat"]["series"][0]["points"][-1]
+            for stage in (sweep.HEAT_STAGE, sweep.FUSED_STAGE):
+                prog = tmp / f"stage_{stage}_solution"
+                prog.write_text(FAKE_SWEEP_HEAT.format(python=sys.executable, log=log, stage=stage,
+                                                       template=json.dumps(heat_point)))
+                os.chmod(prog, 0o755)
+            results = tmp / "results"
+            results.mkdir()
+            env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
+            status, printed = quietly(sweep.run_sweep, tmp, tmp, 3, env, slug, results, tmp / "figures", print,
+                                      run_program)
+            calls = [json.loads(line) for line in Path(log).read_text().splitlines()]
+            doc = load_sweep(results / "sweep" / "fake-gpu.json")
+            assert status == 0 and (tmp / "figures" / "fake-gpu" / "sweep_heat.png").exists(), printed
+        heat_calls = [c for c in calls if "--bc" in c]
+        sizes = ",".join(map(str, sweep.sweep_sizes(256, 1024)))
+        assert sizes.startswith("256,257,258,287,288,289,290,") and sizes.endswith(",1023,1024"), sizes
+        expected = []
+        for stage, bc, precision in sweep.HEAT_SERIES:
+            problem = (["--fuse", "4", "--steps", "8"] if stage == sweep.FUSED_STAGE else ["--steps", "2"])
+            problem += ["--bc", bc, "--precision", precision]
+            expected.append(["--check-only", "--n", "256,257,258,259", *problem])
+            if (stage, bc) != (sweep.FUSED_STAGE, "periodic") and (bc, precision) != ("periodic", "half"):
+                expected.append(["--time-only", "--n", sizes, *problem, "--reps", "3"])
+        assert [c[:-2] for c in heat_calls] == expected, heat_calls
+        assert all(c[-2] == "--json" for c in heat_calls), heat_calls
+        assert [(s["bc"], s["precision"]) for s in doc["heat"]["series"][:5]] == [
+            ("dirichlet", "float"), ("neumann", "float"), ("periodic", "float"), ("dirichlet", "half"),
+            ("periodic", "half")]
+        status_of = {(s["stage"][:2], s["bc"], s["precision"]): s["status"] for s in doc["heat"]["series"]}
+        assert status_of[("08", "periodic", "float")] == "not supported", status_of
+        assert status_of[("07", "periodic", "half")] == "failed", status_of
+        assert status_of[("08", "dirichlet", "float")] == "measured", status_of
+        fused = next(s for s in doc["heat"]["series"] if s["stage"] == sweep.FUSED_STAGE and s["bc"] == "dirichlet")
+        assert len(fused["points"]) == len(sweep.sweep_sizes(256, 1024))
+        assert all(abs(p["speedup_over_07"] - 2.0) < 1e-9 for p in fused["points"]), fused["points"][:2]
+        assert "08 dirichlet float, S = 4" in printed and "2.00x over stage 07 at N =" in printed, printed
+        assert "07 periodic half" in printed and "FAILED" in printed and "NOT SUPPORTED" in printed, printed
+        assert "% of copy at N =" in printed, printed
 
 
 # --- stage 10 (order R), --time-only records, the bench's plan ------------------------------------
@@ -1329,6 +1464,34 @@ with open(opt("--json"), "a") as out:
         r = dict(t, device="FAKE GPU", stage={stage!r}, n=int(n))
         r["check"] = {{"ok": True}} if "--check-only" in args else {{"checked": False}}
         out.write(json.dumps(r) + "\\n")
+"""
+
+
+# Stage 07 or 08 for the sweep: --check-only writes checked records (half periodic fails, exit 1),
+# --time-only writes unchecked ones; stage 08 refuses periodic (exit 2) and is twice as fast.
+FAKE_SWEEP_HEAT = """#!{python}
+import json, sys
+args = sys.argv[1:]
+with open({log!r}, "a") as f:
+    f.write(json.dumps(args) + "\\n")
+opt = lambda name: args[args.index(name) + 1]
+stage, bc, precision = {stage!r}, opt("--bc"), opt("--precision")
+if stage.startswith("08") and bc == "periodic":
+    print("--bc periodic: stage 08 runs dirichlet and neumann boundaries only", file=sys.stderr)
+    sys.exit(2)
+t = json.loads({template!r})
+fail = "--check-only" in args and (bc, precision) == ("periodic", "half")
+with open(opt("--json"), "a") as out:
+    for n in opt("--n").split(","):
+        r = dict(t, device="FAKE GPU", stage=stage, n=int(n), bc=bc, precision=precision,
+                 fused_steps=int(opt("--fuse")) if "--fuse" in args else 1)
+        r["check"] = {{"ok": not fail, "max_err": 1e-7}}
+        if "--time-only" in args:
+            r["checked"] = False
+        if stage.startswith("08"):
+            r["updates_per_s"] *= 2
+        out.write(json.dumps(r) + "\\n")
+sys.exit(1 if fail else 0)
 """
 
 
