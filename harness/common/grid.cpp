@@ -4,24 +4,13 @@
 #include <cmath>
 
 namespace {
-// splitmix64: fast, and the same numbers on every platform (std::*_distribution are not).
-uint64_t next(uint64_t& state) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+uint64_t next(uint64_t& state) { return splitmix64(state += kSplitmixStep); }
 double uniform01(uint64_t& state) { return double(next(state) >> 11) * 0x1.0p-53; }
 }  // namespace
 
 void fill_random(std::vector<float>& grid, uint64_t seed) {
     uint64_t state = seed;
     for (float& v : grid) v = float(0.5 + uniform01(state));
-}
-
-float random_value(uint64_t seed, size_t index) {
-    uint64_t state = seed + uint64_t(index) * 0x9E3779B97F4A7C15ull;  // the state before draw number `index`
-    return float(0.5 + uniform01(state));
 }
 
 Coefficients random_coefficients(uint64_t seed) {

@@ -16,11 +16,32 @@ inline bool is_boundary(unsigned N, unsigned i, unsigned j, unsigned k) {
     return i == 0 || j == 0 || k == 0 || i == N - 1 || j == N - 1 || k == N - 1;
 }
 
+// Under nvcc the two functions below are __host__ __device__: the GPU runners make their
+// --time-only inputs with them, the same numbers as on the host.
+#ifdef __CUDACC__
+#define GRID_HOST_DEVICE __host__ __device__
+#else
+#define GRID_HOST_DEVICE
+#endif
+
+// splitmix64's output function: the draw that follows the state z (fast, and the same numbers on
+// every platform, which std::*_distribution are not).
+GRID_HOST_DEVICE inline uint64_t splitmix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+constexpr uint64_t kSplitmixStep = 0x9E3779B97F4A7C15ull;  // splitmix64's state advances by this per draw
+
 // Uniform in [0.5, 1.5): never zero, so an unwritten cell or a dropped term always shows.
 void fill_random(std::vector<float>& grid, uint64_t seed);
 // The value fill_random(grid, seed) puts at grid[index], computed alone (splitmix64 is a counter
-// generator), so that one GPU's slab of a grid too large for the host can be made plane by plane.
-float random_value(uint64_t seed, size_t index);
+// generator), so that one GPU's slab of a grid too large for the host can be made plane by plane,
+// and a GPU can make a whole grid.
+GRID_HOST_DEVICE inline float random_value(uint64_t seed, size_t index) {
+    const uint64_t draw = splitmix64(seed + (uint64_t(index) + 1) * kSplitmixStep);  // draw number `index`
+    return float(0.5 + double(draw >> 11) * 0x1.0p-53);
+}
 
 // Seven distinct weights in [0.1, 1.0), at least 0.05 apart, so that a kernel that
 // swaps two neighbours (or two coefficients) gives a visibly different result.

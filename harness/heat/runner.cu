@@ -58,13 +58,8 @@ HostGrid download(const void* device, size_t cells, Precision p) {
 
 template <class T>
 __global__ void fill_random_kernel(T* grid, size_t cells, uint64_t seed) {
-    for (size_t c = blockIdx.x * size_t(blockDim.x) + threadIdx.x; c < cells; c += size_t(gridDim.x) * blockDim.x) {
-        uint64_t z = seed + (c + 1) * 0x9E3779B97F4A7C15ull;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        grid[c] = from_arith<T>(Arith<T>(0.5 + double(z >> 11) * 0x1.0p-53));
-    }
+    for (size_t c = blockIdx.x * size_t(blockDim.x) + threadIdx.x; c < cells; c += size_t(gridDim.x) * blockDim.x)
+        grid[c] = from_arith<T>(Arith<T>(random_value(seed, c)));
 }
 
 void fill_random_on_gpu(void* device, size_t cells, Precision p, uint64_t seed, int blocks, cudaStream_t s) {

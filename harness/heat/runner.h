@@ -29,7 +29,8 @@ void upload(const HostGrid& u, void* device, Precision p);
 HostGrid download(const void* device, size_t cells, Precision p);
 
 // Every cell of a grid of `cells` cells in precision p uniform in [0.5, 1.5), made on the GPU
-// (splitmix64 of the cell's index): a state to time the steps on, at any N, without the host.
+// (common/grid.h's random_value of the cell's index): a state to time the steps on, at any N,
+// without the host.
 void fill_random_on_gpu(void* device, size_t cells, Precision p, uint64_t seed, int blocks, cudaStream_t s);
 
 // The state cells NaN, the ghosts kept: a state cell that no step writes stays NaN.

@@ -50,15 +50,10 @@ inline bool guards_intact(const DeviceBuffer& out, const Sizes& z) {
     return true;
 }
 
-// splitmix64 of the cell's index: uniform in [0.5, 1.5), as fill_random, but made on the GPU.
+// The grid fill_random makes, made on the GPU (random_value of each cell's index).
 static __global__ void fill_random_kernel(float* grid, size_t cells, uint64_t seed) {
-    for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < cells; x += size_t(gridDim.x) * blockDim.x) {
-        uint64_t z = seed + (x + 1) * 0x9E3779B97F4A7C15ull;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        grid[x] = float(0.5 + double(z >> 11) * 0x1.0p-53);
-    }
+    for (size_t x = blockIdx.x * size_t(blockDim.x) + threadIdx.x; x < cells; x += size_t(gridDim.x) * blockDim.x)
+        grid[x] = random_value(seed, x);
 }
 
 // The compute roof of this GPU (sweep/model.h).
