@@ -3,11 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-namespace {
-uint64_t next(uint64_t& state) { return splitmix64(state += kSplitmixStep); }
-double uniform01(uint64_t& state) { return double(next(state) >> 11) * 0x1.0p-53; }
-}  // namespace
-
 void fill_random(std::vector<float>& grid, uint64_t seed) {
     uint64_t state = seed;
     for (float& v : grid) v = float(0.5 + uniform01(state));

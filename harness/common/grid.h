@@ -32,6 +32,8 @@ GRID_HOST_DEVICE inline uint64_t splitmix64(uint64_t z) {
     return z ^ (z >> 31);
 }
 constexpr uint64_t kSplitmixStep = 0x9E3779B97F4A7C15ull;  // splitmix64's state advances by this per draw
+// The next draw of the sequence whose state is `state`, uniform in [0, 1).
+GRID_HOST_DEVICE inline double uniform01(uint64_t& state) { return double(splitmix64(state += kSplitmixStep) >> 11) * 0x1.0p-53; }
 
 // Uniform in [0.5, 1.5): never zero, so an unwritten cell or a dropped term always shows.
 void fill_random(std::vector<float>& grid, uint64_t seed);
@@ -39,8 +41,8 @@ void fill_random(std::vector<float>& grid, uint64_t seed);
 // generator), so that one GPU's slab of a grid too large for the host can be made plane by plane,
 // and a GPU can make a whole grid.
 GRID_HOST_DEVICE inline float random_value(uint64_t seed, size_t index) {
-    const uint64_t draw = splitmix64(seed + (uint64_t(index) + 1) * kSplitmixStep);  // draw number `index`
-    return float(0.5 + double(draw >> 11) * 0x1.0p-53);
+    uint64_t state = seed + uint64_t(index) * kSplitmixStep;  // the state before draw number `index`
+    return float(0.5 + uniform01(state));
 }
 
 // Seven distinct weights in [0.1, 1.0), at least 0.05 apart, so that a kernel that

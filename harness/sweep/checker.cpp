@@ -9,10 +9,6 @@
 
 namespace {
 
-bool close_enough(double expected, double got) {
-    return std::fabs(got - expected) <= kTolerance * std::fabs(expected);
-}
-
 // Where wrong cells lie, to tell a halo mistake from a mapping or coefficient mistake.
 struct Pattern {
     size_t next_to_grid_boundary = 0;  // an index is 1 or N-2

@@ -1,5 +1,6 @@
 #pragma once
 // Verifies one stencil sweep against the CPU reference and explains what went wrong.
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -10,6 +11,9 @@
 // Per-cell |got - expected| / |expected| above this fails. Inputs and weights are positive,
 // so |expected| >= 0.35 and float32 rounding of 7 products stays far below it (~1e-7).
 constexpr double kTolerance = 1e-5;
+inline bool close_enough(double expected, double got) {
+    return std::fabs(got - expected) <= kTolerance * std::fabs(expected);
+}
 
 struct CheckResult {
     size_t wrong = 0;              // interior cells off by more than kTolerance (NaN included)

@@ -17,16 +17,6 @@ void offset(int dir, int d, int o[3]) {
     o[axis] = dir % 2 ? d : -d;
 }
 
-// splitmix64, as common/grid.cpp's generator.
-double uniform01(uint64_t& state) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
-
-bool close_enough(double expected, double got) { return std::fabs(got - expected) <= kTolerance * std::fabs(expected); }
-
 // A hypothesis about what a wrong kernel computes: a weighted sum of neighbours at any offsets.
 struct Term {
     double w;
