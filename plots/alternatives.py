@@ -13,26 +13,35 @@ import statistics
 import sys
 
 
-def course_coefficients(seed=8):
-    """harness/grid.cpp's random_coefficients(seed), bit for bit (splitmix64)."""
+def splitmix_uniform01(state):
+    """harness/common/grid.h's uniform01: the endless sequence of splitmix64 draws from `state`,
+    each uniform in [0, 1)."""
     mask = (1 << 64) - 1
-    state = seed ^ 0xC0EFF1C1E27
-
-    def next_u64():
-        nonlocal state
+    while True:
         state = (state + 0x9E3779B97F4A7C15) & mask
         z = state
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        return z ^ (z >> 31)
+        yield ((z ^ (z >> 31)) >> 11) * 2.0 ** -53
 
+
+def distinct_weights(count, state, margin):
+    """count float32 weights in [0.1, 1.0), each at least `margin` from those before it, drawn as
+    the harness draws them."""
     import numpy as np
+    draws = splitmix_uniform01(state)
     w = []
-    while len(w) < 7:
-        candidate = np.float32(0.1 + 0.9 * ((next_u64() >> 11) * 2.0 ** -53))
-        if all(abs(x - candidate) >= np.float32(0.05) for x in w):
+    while len(w) < count:
+        candidate = np.float32(0.1 + 0.9 * next(draws))
+        if all(abs(x - candidate) >= margin for x in w):
             w.append(candidate)
     return [float(x) for x in w]
+
+
+def course_coefficients(seed=8):
+    """harness/common/grid.cpp's random_coefficients(seed), bit for bit (splitmix64)."""
+    import numpy as np
+    return distinct_weights(7, seed ^ 0xC0EFF1C1E27, np.float32(0.05))
 
 
 def star_coefficients(R, seed=8):
@@ -40,24 +49,7 @@ def star_coefficients(R, seed=8):
     float weights in [0.1, 1.0), at least 0.02f apart; w[0] the centre's, w[1 + 6(d-1) + dir] the
     neighbour's at distance d in direction dir (k-1, k+1, j-1, j+1, i-1, i+1)."""
     import numpy as np
-    mask = (1 << 64) - 1
-    state = (seed ^ 0x57A25EED ^ (R << 40)) & mask
-
-    def uniform01():
-        nonlocal state
-        state = (state + 0x9E3779B97F4A7C15) & mask
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        return ((z ^ (z >> 31)) >> 11) * 2.0 ** -53
-
-    margin = np.float32(0.02)
-    w = []
-    while len(w) < 6 * R + 1:
-        candidate = np.float32(0.1 + 0.9 * uniform01())
-        if all(abs(x - candidate) >= margin for x in w):
-            w.append(candidate)
-    return [float(x) for x in w]
+    return distinct_weights(6 * R + 1, (seed ^ 0x57A25EED ^ (R << 40)) & ((1 << 64) - 1), np.float32(0.02))
 
 
 def star_terms(R, w):
