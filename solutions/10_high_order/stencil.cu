@@ -98,11 +98,11 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 // alternate, so one barrier per plane suffices, and the next plane's loads are issued before the
 // barrier so they are in flight while the current plane is computed.
 // Rows start at k = 0, so a warp's loads and stores cover whole 128-byte lines when N is a
-// multiple of 32, and each interior row is written in whole sectors: the boundary cells in a
-// block's columns get their own value (the output holds it already), as in stage 06, so that the
-// L2 never has to complete a partly written sector from DRAM. The blocks along k end at the last
-// interior column, N-1-R: no block is launched for the R boundary columns alone (at N = 257 and
-// R = 4 that is 4 blocks along k, not 5). Change the shape here, or with nvcc -DTRY_FAST_X=...
+// multiple of 32, and the boundary cells in a block's columns get their own value (the output
+// holds it already), as in stage 06, so the L2 seldom has to complete a partly written sector from
+// DRAM. The blocks along k end at the last interior column, N-1-R: no block is launched for the R
+// boundary columns alone (at N = 257 and R = 4, 4 blocks along k instead of 5), and at most those
+// R cells at a row's end stay unwritten. Change the shape here, or with nvcc -DTRY_FAST_X=...
 #ifndef TRY_FAST_X
 #define TRY_FAST_X 64
 #endif
@@ -210,7 +210,7 @@ Status launch_order(const float* in, float* out, unsigned N, const StarCoefficie
         tiled_kernel<R><<<grid, block, 0, s>>>(in, out, N, c);
     } else {
         dim3 block(FAST_X, FAST_Y, 1);
-        dim3 grid(ceil_div(N - R, FAST_X), ceil_div(N - 2 * R, FAST_Y), ceil_div(N - 2 * R, FAST_Z));  // rows end at N-R: no block for the boundary alone
+        dim3 grid(ceil_div(N - R, FAST_X), ceil_div(N - 2 * R, FAST_Y), ceil_div(N - 2 * R, FAST_Z));
         fast_kernel<R><<<grid, block, 0, s>>>(in, out, N, c);
     }
     return cudaGetLastError();
