@@ -5,6 +5,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/cuda_check.h"
+#include "common/sm_threads.h"
 #include "heat/cells.cuh"
 #include "heat/stage.h"
 
@@ -21,9 +23,25 @@
 #ifndef TRY_UNALIGNED_HALF_CELLS  // half and bf16 cells per thread where rows start off 8-cell boundaries
 #define TRY_UNALIGNED_HALF_CELLS 8
 #endif
+#ifndef TRY_UNALIGNED_BLOCK_Y  // the unaligned kernel's rows per block, and its minimum of blocks per SM
+#define TRY_UNALIGNED_BLOCK_Y 4    // for float and double (12: at most 40 registers, as stage 06's) and
+#define TRY_UNALIGNED_MIN_BLOCKS 12  // for half and bf16 (8: 64 registers)
+#define TRY_UNALIGNED_HALF_MIN_BLOCKS 8
+#endif
+#ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK would outgrow the L2 (see planes_per_thread)
+#define TRY_SMALL_Z 2
+#endif
 constexpr unsigned BLOCK_X = 32;           // threads along k
 constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;  // planes (i) per thread
+constexpr unsigned SMALL_Z = TRY_SMALL_Z;
+constexpr unsigned UNALIGNED_BLOCK_Y = TRY_UNALIGNED_BLOCK_Y;
+// The unaligned kernel's minimum of blocks per SM, where an SM holds that many (common/sm_threads.h).
+constexpr int fitting_blocks(int blocks) {
+    return blocks * int(BLOCK_X * UNALIGNED_BLOCK_Y) <= SM_MAX_THREADS ? blocks : SM_MAX_THREADS / int(BLOCK_X * UNALIGNED_BLOCK_Y);
+}
+template <class T>
+constexpr int kUnalignedMinBlocks = fitting_blocks(sizeof(T) == 2 ? TRY_UNALIGNED_HALF_MIN_BLOCKS : TRY_UNALIGNED_MIN_BLOCKS);
 
 // Cells x..x+W-1 of one row: writes those that are state cells (1..N-2 along k), one 16-byte
 // store when all of them are.
@@ -103,12 +121,12 @@ __device__ Cells<T, W> explicit_step(const Cells<T, W>& prev, const Cells<T, W>&
 template <int W, class T, bool WithSource>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, TRY_MIN_BLOCKS)
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
-                 Boundary bc, Arith<T> r) {
+                 unsigned int zChunk, Boundary bc, Arith<T> r) {
     using A = Arith<T>;
     unsigned int k = W * (blockIdx.x * BLOCK_X + threadIdx.x);  // this thread's first cell along k
     unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
-    unsigned int iStart = 1 + blockIdx.z * Z_CHUNK;
-    unsigned int iEnd = min(iStart + Z_CHUNK, N - 1);
+    unsigned int iStart = 1 + blockIdx.z * zChunk;
+    unsigned int iEnd = min(iStart + zChunk, N - 1);
     bool active = j >= 1 && j <= N - 2 && k < N;  // no early return: every lane takes part in the shuffles
 
     const unsigned int plane = N * N;  // distance from (i, j, k) to (i+1, j, k)
@@ -185,15 +203,15 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
 // i-1) cells off an aligned address: load_shifted. Along i the cells shift with the rows, so
 // nothing is kept in registers from one plane to the next (the L1 cache serves the repeats).
 template <int W, int RN, class T, bool WithSource>
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, TRY_MIN_BLOCKS)
+__global__ void __launch_bounds__(BLOCK_X * UNALIGNED_BLOCK_Y, kUnalignedMinBlocks<T>)
 heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
-                           unsigned int N, Boundary bc, Arith<T> r) {
+                           unsigned int N, unsigned int zChunk, Boundary bc, Arith<T> r) {
     using A = Arith<T>;
     const unsigned int plane = N * N, cells = plane * N;
     const unsigned int t = blockIdx.x * BLOCK_X + threadIdx.x;
-    const unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
-    const unsigned int iStart = 1 + blockIdx.z * Z_CHUNK;
-    const unsigned int iEnd = min(iStart + Z_CHUNK, N - 1);
+    const unsigned int j = blockIdx.y * UNALIGNED_BLOCK_Y + threadIdx.y;
+    const unsigned int iStart = 1 + blockIdx.z * zChunk;
+    const unsigned int iEnd = min(iStart + zChunk, N - 1);
     const unsigned int lane = threadIdx.x % 32;
     const bool stateRow = j >= 1 && j <= N - 2;
     constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
@@ -265,28 +283,45 @@ template <class T, class F> auto with_width(unsigned N, F f) {
 
 // The unaligned kernel for N % kUnaligned<T> = RN, RN a compile-time constant.
 template <class T, bool WithSource, int RN = 1>
-void launch_unaligned(dim3 grid, dim3 block, const T* in, T* out, const T* source, unsigned N, const HeatStep& step,
-                      cudaStream_t s) {
+void launch_unaligned(dim3 grid, dim3 block, const T* in, T* out, const T* source, unsigned N, unsigned z,
+                      const HeatStep& step, cudaStream_t s) {
     if constexpr (RN < kUnaligned<T>) {
         if (N % kUnaligned<T> != RN)
-            return launch_unaligned<T, WithSource, RN + 1>(grid, block, in, out, source, N, step, s);
-        heat_step_kernel_unaligned<kUnaligned<T>, RN, T, WithSource><<<grid, block, 0, s>>>(in, out, source, N, step.bc,
-                                                                                      Arith<T>(step.r));
+            return launch_unaligned<T, WithSource, RN + 1>(grid, block, in, out, source, N, z, step, s);
+        heat_step_kernel_unaligned<kUnaligned<T>, RN, T, WithSource><<<grid, block, 0, s>>>(in, out, source, N, z,
+                                                                                      step.bc, Arith<T>(step.r));
     }
+}
+
+// Planes per thread. Blocks start chunk by chunk along i (blockIdx.z varies slowest), so the
+// next chunk's blocks read a chunk's last planes again after about one chunk of traffic, Z·N²
+// cells read and as many written. Once that outgrows half the L2, those planes would come from
+// DRAM twice: a shorter chunk keeps them in L2 (stage 06's rule).
+template <class T> unsigned planes_per_thread(unsigned N) {
+    static const size_t l2_bytes = [] {
+        int device = 0, bytes = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+        return size_t(bytes);
+    }();
+    const size_t chunk_bytes = size_t(Z_CHUNK) * N * N * 2 * sizeof(T);
+    return chunk_bytes <= l2_bytes / 2 ? Z_CHUNK : SMALL_Z;
 }
 
 template <int W, class T, bool WithSource>
 Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
-    dim3 block(BLOCK_X, BLOCK_Y, 1);
     const T* from = static_cast<const T*>(in);
     const T* source = static_cast<const T*>(step.source);
+    const unsigned z = planes_per_thread<T>(N);
     if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access of a row
         constexpr unsigned U = kUnaligned<T>;
-        dim3 grid(ceil_div(N + U - 1, U * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
-        launch_unaligned<T, WithSource>(grid, block, from, static_cast<T*>(out), source, N, step, s);
+        dim3 block(BLOCK_X, UNALIGNED_BLOCK_Y, 1);
+        dim3 grid(ceil_div(N + U - 1, U * BLOCK_X), ceil_div(N, UNALIGNED_BLOCK_Y), ceil_div(N - 2, z));
+        launch_unaligned<T, WithSource>(grid, block, from, static_cast<T*>(out), source, N, z, step, s);
     } else {
-        dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, Z_CHUNK));
-        heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(from, static_cast<T*>(out), source, N, step.bc,
+        dim3 block(BLOCK_X, BLOCK_Y, 1);
+        dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, z));
+        heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(from, static_cast<T*>(out), source, N, z, step.bc,
                                                                   Arith<T>(step.r));
     }
     return cudaGetLastError();
@@ -320,7 +355,7 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
         return with_width<T>(N, [&](auto w) {
             if constexpr (w.value == 1)  // the unaligned kernel: each instance has the same resources
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false>),
-                                   dim3(BLOCK_X, BLOCK_Y, 1), unsigned(kUnaligned<T>)};
+                                   dim3(BLOCK_X, UNALIGNED_BLOCK_Y, 1), unsigned(kUnaligned<T>)};
             else
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
                                    dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};

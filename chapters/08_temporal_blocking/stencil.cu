@@ -3,6 +3,7 @@
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
 #include <algorithm>
+#include <cstddef>
 #include <type_traits>
 #include <utility>
 
@@ -78,7 +79,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     using Tile = TileColumns<S, A>;
     constexpr int W = Tile::W;
     using Run = Strip<A, W>;  // a thread's W cells of one row
-    constexpr bool neumann = BC == Boundary::Neumann;
+    constexpr bool neumann = BC == Boundary::Neumann, periodic = BC == Boundary::Periodic;
     // edges[s][b][1 + y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows
     // its neighbours above and below need, in two buffers b so that level s can write the plane it
     // computes now while level s+1 reads the one before. Slots 0 and WARPS + 1 hold zeros for the
@@ -133,11 +134,27 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
     const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
     const bool vector = N % W == 0;           // then every row starts aligned, as does each thread's k0
+    // Periodic boundaries: a position outside the state cells 1..N-2 (a ghost, or beyond the grid)
+    // holds the state cell a period of N-2 away, so the tile's halo wraps round the faces and every
+    // cell of the tile is computed as a state cell.
+    auto wrap = [&](int at) {
+        const int m = (at - 1) % (N - 2);
+        return 1 + (m < 0 ? m + N - 2 : m);
+    };
+    // This thread's cells of row j of plane i, both wrapped.
+    auto load_wrapped = [&](int i, int j) {
+        const T* row = in + size_t(wrap(i)) * plane + size_t(wrap(j)) * N;
+        if (k0 >= 1 && k0 + W - 1 <= N - 2) return load_strip<W>(row + k0, k0, N, vector);
+        Run c;
+        for (int e = 0; e < W; ++e) c.v[e] = to_arith(row[wrap(k0 + e)]);
+        return c;
+    };
     // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the grid.
     auto load = [&](int i, Run(&c)[ROWS], auto checked) {
         for (int row = 0; row < ROWS; ++row) {
             const T* cells = in + i * plane + corner + row * N;
             if (!checked.value && !j_face && !k_face && vector) c[row] = load_strip<W>(cells, 0, W, true);
+            else if (periodic) c[row] = load_wrapped(i, j0 + row);
             else c[row] = i < N && row_inside(row) ? load_strip<W>(cells, k0, N, vector) : Run{};
         }
     };
@@ -150,7 +167,10 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
-            if (!neumann && !k_face && vector) {  // all W cells or none, in one access
+            // All W cells or none, in one access; but a row or plane on a face has ghosts to write
+            // beside it (Neumann, periodic), cell by cell below.
+            const bool face = (neumann || periodic) && ((face_rows >> row & 1) || p == 1 || p == N - 2);
+            if (!k_face && vector && !face) {
                 if (!lane_writes) continue;
                 Cells<T, W> v;
                 for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
@@ -161,11 +181,14 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 if (!cell_writes(e)) continue;
                 const T v = from_arith<T>(u[row].v[e]);
                 cell[e] = v;
-                // ---- EXERCISE 6 of 7: Neumann - the ghosts on the faces mirror the new state ----
-                // TODO: under Neumann boundaries a cell next to a face also writes the
-                // ghost beyond it: cell[e - 1] for k = 1, cell[e + 1] for k = N-2,
-                // cell[e - N] and cell[e + N] for j = 1 and N-2, cell[e - plane] and
-                // cell[e + plane] for p = 1 and N-2.
+                // ---- EXERCISE 6 of 7: Neumann and periodic - the ghosts on the faces follow the new state ----
+                // TODO: under Neumann and periodic boundaries a cell next to a face also writes
+                // the ghost its new value sets. Neumann: the ghost beyond it (the mirror):
+                // cell[e - 1] for k = 1, cell[e + 1] for k = N-2, cell[e - N] and cell[e + N]
+                // for j = 1 and N-2, cell[e - plane] and cell[e + plane] for p = 1 and N-2.
+                // Periodic: the ghost at the far end, N-2 cells away: cell 1 sets ghost N-1
+                // (cell[e + (N - 2)] along k), cell N-2 sets ghost 0; likewise along j and i.
+                // Mind the types: plane is a size_t, and an offset may be negative.
                 // ---- END EXERCISE ----
             }
         }
@@ -176,7 +199,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // along k and plane p-1, at level s. The rest of the sum comes with plane p+1.
     Run curr[S][ROWS] = {}, part[S][ROWS] = {};
     Run ahead[ROWS];  // plane t+1, loaded during iteration t
-    const int start = max(first - S, 0);  // level S of plane `first` needs level 0 from plane first-S on
+    // Level S of plane `first` needs level 0 from plane first-S on (periodic: wrapped).
+    const int start = periodic ? first - S : max(first - S, 0);
     load(start, ahead, std::true_type{});
     __syncthreads();  // the zeros are in place
 
@@ -186,7 +210,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // iterations the levels also compute planes before `start`, from zeros and from rows not yet
     // written: no cell the block writes depends on those.
     auto iteration = [&](int t, auto checked) {
-        const int now = t % 2, before = 1 - now;
+        const int now = t & 1, before = 1 - now;  // t < 0 with periodic boundaries
         Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
         for (int row = 0; row < ROWS; ++row) next[row] = ahead[row];
         load(t + 1, ahead, checked);
@@ -221,13 +245,14 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                     // ---- END EXERCISE ----
                 }
             }
-            // Ghost cells keep their value (Dirichlet; Neumann writes its ghosts from the state at the end).
-            if (checked.value && (p < 1 || p > N - 2))
+            // Ghost cells keep their value (Dirichlet; Neumann writes its ghosts from the state at the
+            // end). Periodic ones are computed as the state cells they wrap to.
+            if (!periodic && checked.value && (p < 1 || p > N - 2))
                 for (int row = 0; row < ROWS; ++row) u[row] = c[row];
-            if (j_face)
+            if (!periodic && j_face)
                 for (int row = 0; row < ROWS; ++row)
                     if (ghost_rows >> row & 1) u[row] = c[row];
-            if (k_face)
+            if (!periodic && k_face)
                 for (int e = 0; e < W; ++e)
                     if (ghost_cells >> e & 1)
                         for (int row = 0; row < ROWS; ++row) u[row].v[e] = c[row].v[e];
@@ -309,6 +334,8 @@ template <class F> auto with_kernel(const HeatStep& step, F f) {
             if (step.source != nullptr) return f(t, fused, Dirichlet{}, std::true_type{});
             if (step.bc == Boundary::Neumann)
                 return f(t, fused, std::integral_constant<Boundary, Boundary::Neumann>{}, std::false_type{});
+            if (step.bc == Boundary::Periodic)
+                return f(t, fused, std::integral_constant<Boundary, Boundary::Periodic>{}, std::false_type{});
             return f(t, fused, Dirichlet{}, std::false_type{});
         });
     });
@@ -389,4 +416,4 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
 }
 
 const HeatStageInfo kHeatStage = {"08_temporal_blocking", "Temporal blocking: S steps per trip through memory",
-                                  MAX_FUSED, false};
+                                  MAX_FUSED, true};

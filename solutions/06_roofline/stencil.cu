@@ -1,6 +1,7 @@
 // Stage 06 - beyond the book: one sweep at the memory roofline.
 // Lesson: chapters/06_roofline/README.md
 #include "common/cuda_check.h"
+#include "common/sm_threads.h"
 #include "sweep/stage.h"
 
 // Each thread owns four neighbouring cells along k and walks zChunk planes along i. Its i-1
@@ -25,13 +26,6 @@
 // That minimum only where an SM holds that many threads: not on Turing (sm_75, 1024 threads per
 // SM), where ptxas would warn and ignore it; there the bounds give the block size alone, as the
 // ignored minimum did. (The host pass, with no __CUDA_ARCH__, keeps the minimum.)
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
-#define SM_MAX_THREADS 2048
-#elif __CUDA_ARCH__ < 800
-#define SM_MAX_THREADS 1024
-#else
-#define SM_MAX_THREADS 1536  // sm_86, 87, 89, 120: the fewest of the newer SMs
-#endif
 #if TRY_MIN_BLOCKS * TRY_BLOCK_X * TRY_BLOCK_Y <= SM_MAX_THREADS
 #define UNALIGNED_LAUNCH_BOUNDS __launch_bounds__(TRY_BLOCK_X * TRY_BLOCK_Y, TRY_MIN_BLOCKS)
 #else
