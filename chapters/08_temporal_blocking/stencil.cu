@@ -116,8 +116,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // Only tiles whose rows (columns) reach a face hold ghosts, cells on a face or cells outside
     // the grid along j (k): the tests for those run in them alone, on these masks of the thread's
     // rows and cells, computed once.
-    const bool j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
-    const bool k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
+    const bool tile_j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
+    const bool tile_k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
     unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, face_cells = 0;
     for (int row = 0; row < ROWS; ++row) {
         ghost_rows |= unsigned(!row_state(row)) << row;
@@ -150,7 +150,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         return c;
     };
     // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the grid.
-    auto load = [&](int i, Run(&c)[ROWS], auto checked) {
+    auto load = [&](int i, Run(&c)[ROWS], auto checked, bool j_face, bool k_face) {
         for (int row = 0; row < ROWS; ++row) {
             const T* cells = in + i * plane + corner + row * N;
             if (!checked.value && !j_face && !k_face && vector) c[row] = load_strip<W>(cells, 0, W, true);
@@ -163,7 +163,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         return p >= 1 && p <= N - 2 && !(ghost_rows >> row & 1) && !(ghost_cells >> e & 1);
     };
     // Level S of plane p, the cells this thread writes.
-    auto store = [&](int p, const Run(&u)[ROWS]) {
+    auto store = [&](int p, const Run(&u)[ROWS], bool k_face) {
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
@@ -201,7 +201,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     Run ahead[ROWS];  // plane t+1, loaded during iteration t
     // Level S of plane `first` needs level 0 from plane first-S on (periodic: wrapped).
     const int start = periodic ? first - S : max(first - S, 0);
-    load(start, ahead, std::true_type{});
+    load(start, ahead, std::true_type{}, tile_j_face, tile_k_face);
     __syncthreads();  // the zeros are in place
 
     // Iteration t takes plane t from DRAM, and level s computes plane t - s: a wavefront along i.
@@ -209,11 +209,16 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // outside the grid; only the first and last few iterations test for those. In the first S
     // iterations the levels also compute planes before `start`, from zeros and from rows not yet
     // written: no cell the block writes depends on those.
-    auto iteration = [&](int t, auto checked) {
+    // `faces`: the faces the tile reaches (bit 0: along j, bit 1: along k), a compile-time constant
+    // in the middle iterations, so that a tile away from the faces runs none of their code; -1: the
+    // tile's own flags, at run time (the first and last few iterations).
+    auto iteration = [&](int t, auto checked, auto faces) {
+        const bool j_face = faces.value < 0 ? tile_j_face : (faces.value & 1) != 0;
+        const bool k_face = faces.value < 0 ? tile_k_face : (faces.value & 2) != 0;
         const int now = t & 1, before = 1 - now;  // t < 0 with periodic boundaries
         Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
         for (int row = 0; row < ROWS; ++row) next[row] = ahead[row];
-        load(t + 1, ahead, checked);
+        load(t + 1, ahead, checked, j_face, k_face);
         edges[0][now][y + 1][0][x] = next[0];
         edges[0][now][y + 1][1][x] = next[ROWS - 1];
 #pragma unroll
@@ -281,20 +286,27 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 edges[s][now][y + 1][0][x] = u[0];
                 edges[s][now][y + 1][1][x] = u[ROWS - 1];
             } else if (p >= first && p < last) {
-                store(p, u);
+                store(p, u, k_face);
             }
         }
         __syncthreads();  // this iteration's planes are complete before the next one reads them
     };
-    // One loop over t, with the iterations that need no tests in a loop of their own.
+    // One loop over t, with the iterations that need no tests in a loop of their own, compiled
+    // once for each set of faces a tile can reach.
     const int end = last + S;
-    for (int t = start; t < end;) {
-        if (t <= S + 1 || t >= N - 1) {
-            iteration(t++, std::true_type{});
-            continue;
+    auto sweep = [&](auto faces) {
+        for (int t = start; t < end;) {
+            if (t <= S + 1 || t >= N - 1) {
+                iteration(t++, std::true_type{}, std::integral_constant<int, -1>{});
+                continue;
+            }
+            for (const int stop = min(end, N - 1); t < stop; ++t) iteration(t, std::false_type{}, faces);
         }
-        for (const int stop = min(end, N - 1); t < stop; ++t) iteration(t, std::false_type{});
-    }
+    };
+    if (tile_j_face && tile_k_face) sweep(std::integral_constant<int, 3>{});
+    else if (tile_j_face) sweep(std::integral_constant<int, 1>{});
+    else if (tile_k_face) sweep(std::integral_constant<int, 2>{});
+    else sweep(std::integral_constant<int, 0>{});
 }
 
 template <int S, class T>
