@@ -452,7 +452,7 @@ RESULTS = record({
 # fused_steps), first checked at a few N (--check-only; the verdicts in "check"), then timed at
 # every N of "sizes" with --time-only (the points). status: "measured"; "failed" (its check, or the
 # timing, exited 1: not plotted, no points); "not supported" (the program refused the options with
-# exit 2, e.g. stage 08 and periodic boundaries: no check, no points; "note" says why).
+# exit 2, e.g. a stage built before it ran those boundaries: no check, no points; "note" says why).
 SWEEP_STATUSES = ("measured", "failed", "not supported")
 SWEEP_HEAT_POINT = record({
     "n": SIZE, **{k: STATS for k in HEAT_TIMING}, "loop_ms": optional(STATS),

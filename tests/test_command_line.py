@@ -54,7 +54,6 @@ if heat:
     expect(["--fuse", "two"], 2, "'two'")
     if "08_temporal_blocking" in os.path.basename(program):
         expect(["--fuse", "9"], 2, "fuses at most 8 steps per pass")
-        expect(["--bc", "periodic"], 2, "runs dirichlet and neumann boundaries only")
     else:
         expect(["--fuse", "2"], 2, "fusing steps is stage 08")
 no_gpu = {"CUDA_VISIBLE_DEVICES": ""}

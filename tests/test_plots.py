@@ -1121,9 +1121,10 @@ def sweep_tests():
 
     @test
     def sweep_heat_runs_the_programs_as_the_issue_asks():
-        # Stand-in programs for 02, 06, 07 and 08 record their arguments; 08 refuses periodic with
-        # exit 2 (recorded as not supported), and 07's half periodic fails its check (exit 1: the
-        # series stops there, recorded as failed, not timed).
+        # Stand-in programs for 02, 06, 07 and 08 record their arguments; this 08 refuses periodic
+        # with exit 2, as a stage that does not run those boundaries would (recorded as not
+        # supported), and 07's half periodic fails its check (exit 1: the series stops there,
+        # recorded as failed, not timed).
         from bench import run_program, slug
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
@@ -1468,7 +1469,7 @@ with open(opt("--json"), "a") as out:
 
 
 # Stage 07 or 08 for the sweep: --check-only writes checked records (half periodic fails, exit 1),
-# --time-only writes unchecked ones; stage 08 refuses periodic (exit 2) and is twice as fast.
+# --time-only writes unchecked ones; this stage 08 refuses periodic (exit 2) and is twice as fast.
 FAKE_SWEEP_HEAT = """#!{python}
 import json, sys
 args = sys.argv[1:]

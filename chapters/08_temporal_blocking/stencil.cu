@@ -428,4 +428,4 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
 }
 
 const HeatStageInfo kHeatStage = {"08_temporal_blocking", "Temporal blocking: S steps per trip through memory",
-                                  MAX_FUSED, true};
+                                  MAX_FUSED};

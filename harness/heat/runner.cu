@@ -114,8 +114,5 @@ std::string stage_refuses(const HeatOptions& h, const HeatStageInfo& info) {
         return "--fuse " + std::to_string(h.fused_steps) + ": " + stage + " fuses at most " +
                std::to_string(info.max_fused_steps) + " steps per pass";
     }
-    if (h.bc == Boundary::Periodic && !info.periodic)
-        return "--bc periodic: " + stage + " runs dirichlet and neumann boundaries only (its lesson says what a "
-               "periodic halo would need)";
     return "";
 }

@@ -46,5 +46,5 @@ void require_memory(unsigned N, size_t grids, Precision p, size_t flush_bytes);
 // returns the buffer holding the result. Throws CudaError on a failure.
 void* advance(void* a, void* b, unsigned N, const HeatStep& step, unsigned steps, cudaStream_t s);
 
-// "" or why the stage `info` describes does not run what the options ask for (--fuse, --bc periodic).
+// "" or why the stage `info` describes does not run what the options ask for (--fuse).
 std::string stage_refuses(const HeatOptions& h, const HeatStageInfo& info);

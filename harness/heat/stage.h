@@ -34,7 +34,6 @@ struct HeatStageInfo {
     const char* id;               // "07_heat_equation"
     const char* title;            // "The time loop: the heat equation"
     unsigned max_fused_steps = 1;  // --fuse S accepts S = 1..this
-    bool periodic = true;          // whether the stage runs --bc periodic
 };
 extern const HeatStageInfo kHeatStage;
 
