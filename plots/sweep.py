@@ -13,9 +13,9 @@ N = 1024 they would take many minutes (`course.py bench` times them at its sizes
 Then (unless --no-heat) the time-stepping stages, into the same file's optional "heat" part:
 stage 07 for each boundary condition in float, and Dirichlet and periodic in half; stage 08 with
 S = HEAT_FUSE steps per pass for each boundary condition in float, and Dirichlet in half (a
-series whose options the program refuses with exit 2 is recorded as not supported). Each series is checked once with --check-only at
-HEAT_CHECK_SIZES (a failed check stops it: recorded as failed, not plotted), then timed with
---time-only at every N of sweep_sizes(HEAT_LOW, HIGH). Stage 08's speed-up is its cell-updates/s
+series whose options the program refuses with exit 2 is recorded as not supported). Each series
+is checked once with --check-only at HEAT_CHECK_SIZES (a failed check stops it: recorded as
+failed, not plotted), then timed with --time-only at every N of sweep_sizes(HEAT_LOW, HIGH). Stage 08's speed-up is its cell-updates/s
 over stage 07's (same boundaries, same N, this run). Figure: sweep_heat.png.
 """
 import json
@@ -134,7 +134,8 @@ def measure_heat(build, sizes, reps, tmp, say, run_program):
                               "--json", out], f"{what} (sweep check)")
         except BenchStopped as e:
             if "exit 2" in str(e):
-                entry.update(status="not supported", note=f"stage {stage[:2]} refused --bc {bc} --precision {precision} (exit 2)")
+                entry.update(status="not supported",
+                             note=f"stage {stage[:2]} refused --bc {bc} --precision {precision} (exit 2)")
                 say(f"  {what}: not supported (the program refused it); recorded as such")
                 continue
             raise
