@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/cuda_check.h"
+#include "common/l2_planes.h"
 #include "common/sm_threads.h"
 #include "heat/cells.cuh"
 #include "heat/stage.h"
@@ -28,7 +29,7 @@
 #define TRY_UNALIGNED_MIN_BLOCKS 12  // for half and bf16 (8: 64 registers)
 #define TRY_UNALIGNED_HALF_MIN_BLOCKS 8
 #endif
-#ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK would outgrow the L2 (see planes_per_thread)
+#ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK would outgrow the L2 (common/l2_planes.h)
 #define TRY_SMALL_Z 2
 #endif
 constexpr unsigned BLOCK_X = 32;           // threads along k
@@ -293,26 +294,11 @@ void launch_unaligned(dim3 grid, dim3 block, const T* in, T* out, const T* sourc
     }
 }
 
-// Planes per thread. Blocks start chunk by chunk along i (blockIdx.z varies slowest), so the
-// next chunk's blocks read a chunk's last planes again after about one chunk of traffic, Z·N²
-// cells read and as many written. Once that outgrows half the L2, those planes would come from
-// DRAM twice: a shorter chunk keeps them in L2 (stage 06's rule).
-template <class T> unsigned planes_per_thread(unsigned N) {
-    static const size_t l2_bytes = [] {
-        int device = 0, bytes = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
-        return size_t(bytes);
-    }();
-    const size_t chunk_bytes = size_t(Z_CHUNK) * N * N * 2 * sizeof(T);
-    return chunk_bytes <= l2_bytes / 2 ? Z_CHUNK : SMALL_Z;
-}
-
 template <int W, class T, bool WithSource>
 Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     const T* from = static_cast<const T*>(in);
     const T* source = static_cast<const T*>(step.source);
-    const unsigned z = planes_per_thread<T>(N);
+    const unsigned z = planes_per_thread(N, sizeof(T), Z_CHUNK, SMALL_Z);  // common/l2_planes.h
     if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access of a row
         constexpr unsigned U = kUnaligned<T>;
         dim3 block(BLOCK_X, UNALIGNED_BLOCK_Y, 1);
