@@ -80,6 +80,10 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     constexpr int W = Tile::W;
     using Run = Strip<A, W>;  // a thread's W cells of one row
     constexpr bool neumann = BC == Boundary::Neumann, periodic = BC == Boundary::Periodic;
+    // Neumann and periodic boundaries: every position along an axis, ghosts and beyond, holds a
+    // state cell (exercise 2), so the tile's halo is loaded from those cells and every cell of the
+    // tile is computed as a state cell, with no face code in the loop. Dirichlet ghosts keep their value.
+    constexpr bool mapped = neumann || periodic;
     // edges[s][b][1 + y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows
     // its neighbours above and below need, in two buffers b so that level s can write the plane it
     // computes now while level s+1 reads the one before. Slots 0 and WARPS + 1 hold zeros for the
@@ -113,63 +117,76 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto cell_state = [&](int e) { return e < 0; };
     auto cell_writes = [&](int e) { return e < 0; };
     // ---- END EXERCISE ----
+    // ---- EXERCISE 2 of 7: Neumann and periodic - the state cell a position beyond a face holds ----
+    // TODO: the state cell (1..N-2) that position `at` along an axis holds; positions may lie
+    // beyond the grid, by up to a tile (more than N at small N). Neumann: the ghost beyond a face
+    // mirrors the cell next to it, and the mirror goes on: 0 holds 1, -1 holds 2, N-1 holds N-2,
+    // N holds N-3; the pattern repeats every 2(N-2) positions. Periodic: the state cells form a
+    // ring, repeating every N-2 positions: 0 holds N-2, N-1 holds 1. Mind C++'s %, which keeps
+    // the sign of a negative left operand. (Clamping, below, is right for position 0 under
+    // Neumann only.)
+    auto state_of = [&](int at) { return min(max(at, 1), N - 2); };
+    // ---- END EXERCISE ----
     // Only tiles whose rows (columns) reach a face hold ghosts, cells on a face or cells outside
     // the grid along j (k): the tests for those run in them alone, on these masks of the thread's
     // rows and cells, computed once.
     const bool tile_j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
     const bool tile_k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
-    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, face_cells = 0;
+    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0;
     for (int row = 0; row < ROWS; ++row) {
         ghost_rows |= unsigned(!row_state(row)) << row;
         face_rows |= unsigned(j0 + row == 1 || j0 + row == N - 2) << row;
         written_rows |= unsigned(row_writes(row)) << row;
     }
-    for (int e = 0; e < W; ++e) {
-        ghost_cells |= unsigned(!cell_state(e)) << e;
-        face_cells |= unsigned(k0 + e == 1 || k0 + e == N - 2) << e;
-    }
+    for (int e = 0; e < W; ++e) ghost_cells |= unsigned(!cell_state(e)) << e;
     // Away from the k faces, a thread writes all its W cells or none.
     const bool lane_writes = col >= Tile::halo_left && col < Tile::halo_left + Tile::written;
 
     const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
     const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
     const bool vector = N % W == 0;           // then every row starts aligned, as does each thread's k0
-    // Periodic boundaries: a position outside the state cells 1..N-2 (a ghost, or beyond the grid)
-    // holds the state cell a period of N-2 away, so the tile's halo wraps round the faces and every
-    // cell of the tile is computed as a state cell.
-    auto wrap = [&](int at) {
-        const int m = (at - 1) % (N - 2);
-        return 1 + (m < 0 ? m + N - 2 : m);
-    };
-    // This thread's cells of row j of plane i, both wrapped.
-    auto load_wrapped = [&](int i, int j) {
-        const T* row = in + size_t(wrap(i)) * plane + size_t(wrap(j)) * N;
-        if (k0 >= 1 && k0 + W - 1 <= N - 2) return load_strip<W>(row + k0, k0, N, vector);
-        Run c;
-        for (int e = 0; e < W; ++e) c.v[e] = to_arith(row[wrap(k0 + e)]);
-        return c;
-    };
-    // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the grid.
+    // Neumann, periodic: the state cell that each row and column of the tile holds (row_of: its
+    // offset j·N), computed once, so that a load is an index in the loop.
+    __shared__ int row_of[TILE_Y], column_of[Tile::width];
+    if (mapped) {
+        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of(tile_j + at) * N;
+        if (y == 0)
+            for (int e = 0; e < W; ++e) column_of[col + e] = state_of(k0 + e);
+    }
+    // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the state (a
+    // ghost, or outside the grid); else it is a state plane.
     auto load = [&](int i, Run(&c)[ROWS], auto checked, bool j_face, bool k_face) {
+        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of(i) : i;
         for (int row = 0; row < ROWS; ++row) {
-            const T* cells = in + i * plane + corner + row * N;
-            if (!checked.value && !j_face && !k_face && vector) c[row] = load_strip<W>(cells, 0, W, true);
-            else if (periodic) c[row] = load_wrapped(i, j0 + row);
-            else c[row] = i < N && row_inside(row) ? load_strip<W>(cells, k0, N, vector) : Run{};
+            const T* cells = in + p * plane + corner + row * N;
+            if (!checked.value && !j_face && !k_face && vector) {
+                c[row] = load_strip<W>(cells, 0, W, true);
+            } else if (mapped) {
+                const T* state_row = in + p * plane + row_of[ROWS * y + row];
+                if (k_face && ghost_cells) {
+                    for (int e = 0; e < W; ++e) c[row].v[e] = to_arith(state_row[column_of[col + e]]);
+                } else {
+                    c[row] = load_strip<W>(state_row + k0, k0, N, vector);
+                }
+            } else {
+                c[row] = i < N && row_inside(row) ? load_strip<W>(cells, k0, N, vector) : Run{};
+            }
         }
     };
     // Whether a cell of plane p is a state cell (not a ghost, not outside the grid).
     auto state = [&](int p, int row, int e) {
         return p >= 1 && p <= N - 2 && !(ghost_rows >> row & 1) && !(ghost_cells >> e & 1);
     };
-    // Level S of plane p, the cells this thread writes.
-    auto store = [&](int p, const Run(&u)[ROWS], bool k_face) {
+    // Level S of plane p, the cells this thread writes. `checked`, j_face, k_face: as for load.
+    auto store = [&](int p, const Run(&u)[ROWS], auto checked, bool j_face, bool k_face) {
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
             // All W cells or none, in one access; but a row or plane on a face has ghosts to write
-            // beside it (Neumann, periodic), cell by cell below.
-            const bool face = (neumann || periodic) && ((face_rows >> row & 1) || p == 1 || p == N - 2);
+            // beside it (Neumann, periodic), cell by cell below. (Face planes come only in the
+            // checked iterations, face rows only in tiles along the j faces.)
+            const bool face = mapped && ((j_face && (face_rows >> row & 1)) ||
+                                         (checked.value && (p == 1 || p == N - 2)));
             if (!k_face && vector && !face) {
                 if (!lane_writes) continue;
                 Cells<T, W> v;
@@ -199,14 +216,15 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // along k and plane p-1, at level s. The rest of the sum comes with plane p+1.
     Run curr[S][ROWS] = {}, part[S][ROWS] = {};
     Run ahead[ROWS];  // plane t+1, loaded during iteration t
-    // Level S of plane `first` needs level 0 from plane first-S on (periodic: wrapped).
-    const int start = periodic ? first - S : max(first - S, 0);
+    // Level S of plane `first` needs level 0 from plane first-S on (Neumann, periodic: planes
+    // before 1 hold state planes too).
+    const int start = mapped ? first - S : max(first - S, 0);
+    __syncthreads();  // the zeros and the maps are in place
     load(start, ahead, std::true_type{}, tile_j_face, tile_k_face);
-    __syncthreads();  // the zeros are in place
 
     // Iteration t takes plane t from DRAM, and level s computes plane t - s: a wavefront along i.
-    // `checked`: a level's plane is a ghost or on a face (0, 1, N-2 or N-1), or plane t+1 is
-    // outside the grid; only the first and last few iterations test for those. In the first S
+    // `checked`: a level's plane is a ghost or on a face (0, 1, N-2 or N-1), or plane t+1 is not
+    // a state plane; only the first and last few iterations test for those. In the first S
     // iterations the levels also compute planes before `start`, from zeros and from rows not yet
     // written: no cell the block writes depends on those.
     // `faces`: the faces the tile reaches (bit 0: along j, bit 1: along k), a compile-time constant
@@ -215,7 +233,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto iteration = [&](int t, auto checked, auto faces) {
         const bool j_face = faces.value < 0 ? tile_j_face : (faces.value & 1) != 0;
         const bool k_face = faces.value < 0 ? tile_k_face : (faces.value & 2) != 0;
-        const int now = t & 1, before = 1 - now;  // t < 0 with periodic boundaries
+        const int now = t & 1, before = 1 - now;  // t < 0 with Neumann and periodic boundaries
         Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
         for (int row = 0; row < ROWS; ++row) next[row] = ahead[row];
         load(t + 1, ahead, checked, j_face, k_face);
@@ -231,15 +249,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             Run u[ROWS];
             for (int row = 0; row < ROWS; ++row) {
                 // Level s-1 neighbours of plane p that its sum still lacks: down, up, and front (plane p+1).
-                Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
-                Run front = next[row];
-                // ---- EXERCISE 2 of 7: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
-                // TODO: under Neumann boundaries the ghost beyond a face mirrors the state cell next
-                // to it, so for a cell on a face the neighbour across that face is the cell itself:
-                // down = c[row] when j0 + row = 1, up = c[row] when j0 + row = N-2, front = c[row]
-                // when p = N-2. Such rows lie only in tiles with j_face (the bits of face_rows), such
-                // planes only in the iterations with checked.value.
-                // ---- END EXERCISE ----
+                const Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
+                const Run front = next[row];
                 for (int e = 0; e < W; ++e) {
                     // ---- EXERCISE 3 of 7: the step - cell e at level s, rounded as a single step rounds it ----
                     // TODO: level s of cell e, stage 07's update of c[row].v[e] with the sum of its
@@ -250,14 +261,14 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                     // ---- END EXERCISE ----
                 }
             }
-            // Ghost cells keep their value (Dirichlet; Neumann writes its ghosts from the state at the
-            // end). Periodic ones are computed as the state cells they wrap to.
-            if (!periodic && checked.value && (p < 1 || p > N - 2))
+            // Dirichlet ghosts keep their value. (Neumann and periodic ones are computed as the
+            // state cells they hold.)
+            if (!mapped && checked.value && (p < 1 || p > N - 2))
                 for (int row = 0; row < ROWS; ++row) u[row] = c[row];
-            if (!periodic && j_face)
+            if (!mapped && j_face)
                 for (int row = 0; row < ROWS; ++row)
                     if (ghost_rows >> row & 1) u[row] = c[row];
-            if (!periodic && k_face)
+            if (!mapped && k_face)
                 for (int e = 0; e < W; ++e)
                     if (ghost_cells >> e & 1)
                         for (int row = 0; row < ROWS; ++row) u[row].v[e] = c[row].v[e];
@@ -267,10 +278,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 // ---- EXERCISE 4 of 7: the first terms of plane p+1's sum - its neighbours along k, then plane p ----
                 // TODO: start plane p+1's sum at level s: part[s - 1][row].v[e] = west + east + back,
                 // where west and east are cells k-1 and k+1 of next[row] (at the ends, left and right
-                // from the next lanes) and back is plane p, c[row]. Under Neumann boundaries the
-                // neighbour across a face is the cell itself, next[row].v[e]: west when k0 + e = 1,
-                // east when k0 + e = N-2 (only in tiles with k_face), back when p + 1 = 1 (only when
-                // checked.value).
+                // from the next lanes) and back is plane p, c[row].v[e].
                 (void)left;
                 (void)right;
                 // ---- END EXERCISE ----
@@ -286,27 +294,30 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 edges[s][now][y + 1][0][x] = u[0];
                 edges[s][now][y + 1][1][x] = u[ROWS - 1];
             } else if (p >= first && p < last) {
-                store(p, u, k_face);
+                store(p, u, checked, j_face, k_face);
             }
         }
         __syncthreads();  // this iteration's planes are complete before the next one reads them
     };
-    // One loop over t, with the iterations that need no tests in a loop of their own, compiled
-    // once for each set of faces a tile can reach.
+    // One loop over t. The iterations that need no tests (plane t+1 and the levels' planes all
+    // state planes off the faces) run in a loop of their own, compiled once for each set of faces
+    // a tile can reach (Jacobi's kernel, once for all).
     const int end = last + S;
-    auto sweep = [&](auto faces) {
-        for (int t = start; t < end;) {
-            if (t <= S + 1 || t >= N - 1) {
-                iteration(t++, std::true_type{}, std::integral_constant<int, -1>{});
-                continue;
-            }
-            for (const int stop = min(end, N - 1); t < stop; ++t) iteration(t, std::false_type{}, faces);
+    for (int t = start; t < end;) {
+        if (t <= S + 1 || t >= N - 2) {
+            iteration(t++, std::true_type{}, std::integral_constant<int, -1>{});
+            continue;
         }
-    };
-    if (tile_j_face && tile_k_face) sweep(std::integral_constant<int, 3>{});
-    else if (tile_j_face) sweep(std::integral_constant<int, 1>{});
-    else if (tile_k_face) sweep(std::integral_constant<int, 2>{});
-    else sweep(std::integral_constant<int, 0>{});
+        const int stop = min(end, N - 2);
+        auto middle = [&](auto faces) {
+            for (; t < stop; ++t) iteration(t, std::false_type{}, faces);
+        };
+        if constexpr (WithSource) middle(std::integral_constant<int, -1>{});
+        else if (tile_j_face && tile_k_face) middle(std::integral_constant<int, 3>{});
+        else if (tile_j_face) middle(std::integral_constant<int, 1>{});
+        else if (tile_k_face) middle(std::integral_constant<int, 2>{});
+        else middle(std::integral_constant<int, 0>{});
+    }
 }
 
 template <int S, class T>

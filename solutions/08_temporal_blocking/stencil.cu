@@ -78,6 +78,10 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     constexpr int W = Tile::W;
     using Run = Strip<A, W>;  // a thread's W cells of one row
     constexpr bool neumann = BC == Boundary::Neumann, periodic = BC == Boundary::Periodic;
+    // Neumann and periodic boundaries: every position along an axis, ghosts and beyond, holds a
+    // state cell (exercise 2), so the tile's halo is loaded from those cells and every cell of the
+    // tile is computed as a state cell, with no face code in the loop. Dirichlet ghosts keep their value.
+    constexpr bool mapped = neumann || periodic;
     // edges[s][b][1 + y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows
     // its neighbours above and below need, in two buffers b so that level s can write the plane it
     // computes now while level s+1 reads the one before. Slots 0 and WARPS + 1 hold zeros for the
@@ -103,63 +107,77 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto cell_state = [&](int e) { return k0 + e >= 1 && k0 + e <= N - 2; };
     auto cell_writes = [&](int e) { return cell_state(e) && col >= Tile::halo_left && col < Tile::halo_left + Tile::written; };
     // ---- END EXERCISE ----
+    // ---- EXERCISE 2 of 7: Neumann and periodic - the state cell a position beyond a face holds ----
+    // Neumann: the ghost beyond a face mirrors the cell next to it (ghost 0 holds cell 1), and so
+    // does every position further out (-1 holds cell 2): the mirror image has period 2(N-2).
+    // Periodic: the state cells form a ring of N-2 (ghost 0 holds cell N-2, ghost N-1 cell 1).
+    auto state_of = [&](int at) {
+        const int period = neumann ? 2 * (N - 2) : N - 2;
+        int m = (at - 1) % period;  // C++'s % keeps the sign of at - 1
+        if (m < 0) m += period;
+        return 1 + (m < N - 2 ? m : period - 1 - m);  // 0..N-3 as they are; Neumann's 2nd half mirrored
+    };
+    // ---- END EXERCISE ----
     // Only tiles whose rows (columns) reach a face hold ghosts, cells on a face or cells outside
     // the grid along j (k): the tests for those run in them alone, on these masks of the thread's
     // rows and cells, computed once.
     const bool tile_j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
     const bool tile_k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
-    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, face_cells = 0;
+    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0;
     for (int row = 0; row < ROWS; ++row) {
         ghost_rows |= unsigned(!row_state(row)) << row;
         face_rows |= unsigned(j0 + row == 1 || j0 + row == N - 2) << row;
         written_rows |= unsigned(row_writes(row)) << row;
     }
-    for (int e = 0; e < W; ++e) {
-        ghost_cells |= unsigned(!cell_state(e)) << e;
-        face_cells |= unsigned(k0 + e == 1 || k0 + e == N - 2) << e;
-    }
+    for (int e = 0; e < W; ++e) ghost_cells |= unsigned(!cell_state(e)) << e;
     // Away from the k faces, a thread writes all its W cells or none.
     const bool lane_writes = col >= Tile::halo_left && col < Tile::halo_left + Tile::written;
 
     const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
     const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
     const bool vector = N % W == 0;           // then every row starts aligned, as does each thread's k0
-    // Periodic boundaries: a position outside the state cells 1..N-2 (a ghost, or beyond the grid)
-    // holds the state cell a period of N-2 away, so the tile's halo wraps round the faces and every
-    // cell of the tile is computed as a state cell.
-    auto wrap = [&](int at) {
-        const int m = (at - 1) % (N - 2);
-        return 1 + (m < 0 ? m + N - 2 : m);
-    };
-    // This thread's cells of row j of plane i, both wrapped.
-    auto load_wrapped = [&](int i, int j) {
-        const T* row = in + size_t(wrap(i)) * plane + size_t(wrap(j)) * N;
-        if (k0 >= 1 && k0 + W - 1 <= N - 2) return load_strip<W>(row + k0, k0, N, vector);
-        Run c;
-        for (int e = 0; e < W; ++e) c.v[e] = to_arith(row[wrap(k0 + e)]);
-        return c;
-    };
-    // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the grid.
+    // Neumann, periodic: the state cell that each row and column of the tile holds (row_of: its
+    // offset j·N), computed once, so that a load is an index in the loop.
+    __shared__ int row_of[TILE_Y], column_of[Tile::width];
+    if (mapped) {
+        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of(tile_j + at) * N;
+        if (y == 0)
+            for (int e = 0; e < W; ++e) column_of[col + e] = state_of(k0 + e);
+    }
+    // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the state (a
+    // ghost, or outside the grid); else it is a state plane.
     auto load = [&](int i, Run(&c)[ROWS], auto checked, bool j_face, bool k_face) {
+        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of(i) : i;
         for (int row = 0; row < ROWS; ++row) {
-            const T* cells = in + i * plane + corner + row * N;
-            if (!checked.value && !j_face && !k_face && vector) c[row] = load_strip<W>(cells, 0, W, true);
-            else if (periodic) c[row] = load_wrapped(i, j0 + row);
-            else c[row] = i < N && row_inside(row) ? load_strip<W>(cells, k0, N, vector) : Run{};
+            const T* cells = in + p * plane + corner + row * N;
+            if (!checked.value && !j_face && !k_face && vector) {
+                c[row] = load_strip<W>(cells, 0, W, true);
+            } else if (mapped) {
+                const T* state_row = in + p * plane + row_of[ROWS * y + row];
+                if (k_face && ghost_cells) {
+                    for (int e = 0; e < W; ++e) c[row].v[e] = to_arith(state_row[column_of[col + e]]);
+                } else {
+                    c[row] = load_strip<W>(state_row + k0, k0, N, vector);
+                }
+            } else {
+                c[row] = i < N && row_inside(row) ? load_strip<W>(cells, k0, N, vector) : Run{};
+            }
         }
     };
     // Whether a cell of plane p is a state cell (not a ghost, not outside the grid).
     auto state = [&](int p, int row, int e) {
         return p >= 1 && p <= N - 2 && !(ghost_rows >> row & 1) && !(ghost_cells >> e & 1);
     };
-    // Level S of plane p, the cells this thread writes.
-    auto store = [&](int p, const Run(&u)[ROWS], bool k_face) {
+    // Level S of plane p, the cells this thread writes. `checked`, j_face, k_face: as for load.
+    auto store = [&](int p, const Run(&u)[ROWS], auto checked, bool j_face, bool k_face) {
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
             // All W cells or none, in one access; but a row or plane on a face has ghosts to write
-            // beside it (Neumann, periodic), cell by cell below.
-            const bool face = (neumann || periodic) && ((face_rows >> row & 1) || p == 1 || p == N - 2);
+            // beside it (Neumann, periodic), cell by cell below. (Face planes come only in the
+            // checked iterations, face rows only in tiles along the j faces.)
+            const bool face = mapped && ((j_face && (face_rows >> row & 1)) ||
+                                         (checked.value && (p == 1 || p == N - 2)));
             if (!k_face && vector && !face) {
                 if (!lane_writes) continue;
                 Cells<T, W> v;
@@ -194,14 +212,15 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // along k and plane p-1, at level s. The rest of the sum comes with plane p+1.
     Run curr[S][ROWS] = {}, part[S][ROWS] = {};
     Run ahead[ROWS];  // plane t+1, loaded during iteration t
-    // Level S of plane `first` needs level 0 from plane first-S on (periodic: wrapped).
-    const int start = periodic ? first - S : max(first - S, 0);
+    // Level S of plane `first` needs level 0 from plane first-S on (Neumann, periodic: planes
+    // before 1 hold state planes too).
+    const int start = mapped ? first - S : max(first - S, 0);
+    __syncthreads();  // the zeros and the maps are in place
     load(start, ahead, std::true_type{}, tile_j_face, tile_k_face);
-    __syncthreads();  // the zeros are in place
 
     // Iteration t takes plane t from DRAM, and level s computes plane t - s: a wavefront along i.
-    // `checked`: a level's plane is a ghost or on a face (0, 1, N-2 or N-1), or plane t+1 is
-    // outside the grid; only the first and last few iterations test for those. In the first S
+    // `checked`: a level's plane is a ghost or on a face (0, 1, N-2 or N-1), or plane t+1 is not
+    // a state plane; only the first and last few iterations test for those. In the first S
     // iterations the levels also compute planes before `start`, from zeros and from rows not yet
     // written: no cell the block writes depends on those.
     // `faces`: the faces the tile reaches (bit 0: along j, bit 1: along k), a compile-time constant
@@ -210,7 +229,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto iteration = [&](int t, auto checked, auto faces) {
         const bool j_face = faces.value < 0 ? tile_j_face : (faces.value & 1) != 0;
         const bool k_face = faces.value < 0 ? tile_k_face : (faces.value & 2) != 0;
-        const int now = t & 1, before = 1 - now;  // t < 0 with periodic boundaries
+        const int now = t & 1, before = 1 - now;  // t < 0 with Neumann and periodic boundaries
         Run next[ROWS];  // the plane the last level computed: level 0 of plane t, first
         for (int row = 0; row < ROWS; ++row) next[row] = ahead[row];
         load(t + 1, ahead, checked, j_face, k_face);
@@ -226,15 +245,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             Run u[ROWS];
             for (int row = 0; row < ROWS; ++row) {
                 // Level s-1 neighbours of plane p that its sum still lacks: down, up, and front (plane p+1).
-                Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
-                Run front = next[row];
-                // ---- EXERCISE 2 of 7: Neumann - across a face, the neighbour is the mirror ghost, which holds the cell itself ----
-                if (neumann && j_face && (face_rows >> row & 1)) {
-                    if (j0 + row == 1) down = c[row];
-                    if (j0 + row == N - 2) up = c[row];
-                }
-                if (neumann && checked.value && p == N - 2) front = c[row];
-                // ---- END EXERCISE ----
+                const Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
+                const Run front = next[row];
                 for (int e = 0; e < W; ++e) {
                     // ---- EXERCISE 3 of 7: the step - cell e at level s, rounded as a single step rounds it ----
                     const A sum = part[s - 1][row].v[e] + front.v[e] + down.v[e] + up.v[e];
@@ -244,14 +256,14 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                     // ---- END EXERCISE ----
                 }
             }
-            // Ghost cells keep their value (Dirichlet; Neumann writes its ghosts from the state at the
-            // end). Periodic ones are computed as the state cells they wrap to.
-            if (!periodic && checked.value && (p < 1 || p > N - 2))
+            // Dirichlet ghosts keep their value. (Neumann and periodic ones are computed as the
+            // state cells they hold.)
+            if (!mapped && checked.value && (p < 1 || p > N - 2))
                 for (int row = 0; row < ROWS; ++row) u[row] = c[row];
-            if (!periodic && j_face)
+            if (!mapped && j_face)
                 for (int row = 0; row < ROWS; ++row)
                     if (ghost_rows >> row & 1) u[row] = c[row];
-            if (!periodic && k_face)
+            if (!mapped && k_face)
                 for (int e = 0; e < W; ++e)
                     if (ghost_cells >> e & 1)
                         for (int row = 0; row < ROWS; ++row) u[row].v[e] = c[row].v[e];
@@ -259,18 +271,11 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 const A left = __shfl_up_sync(0xffffffffu, next[row].v[W - 1], 1);  // cell k0-1 of plane p+1, held by lane x-1
                 const A right = __shfl_down_sync(0xffffffffu, next[row].v[0], 1);   // cell k0+W, held by lane x+1
                 // ---- EXERCISE 4 of 7: the first terms of plane p+1's sum - its neighbours along k, then plane p ----
-                Run west, east, back = c[row];
                 for (int e = 0; e < W; ++e) {
-                    west.v[e] = e == 0 ? left : next[row].v[e - 1];
-                    east.v[e] = e == W - 1 ? right : next[row].v[e + 1];
+                    const A west = e == 0 ? left : next[row].v[e - 1];
+                    const A east = e == W - 1 ? right : next[row].v[e + 1];
+                    part[s - 1][row].v[e] = west + east + c[row].v[e];  // + back: plane p
                 }
-                if (neumann && k_face && face_cells)  // the mirror ghosts, as in exercise 2
-                    for (int e = 0; e < W; ++e) {
-                        if (k0 + e == 1) west.v[e] = next[row].v[e];
-                        if (k0 + e == N - 2) east.v[e] = next[row].v[e];
-                    }
-                if (neumann && checked.value && p + 1 == 1) back = next[row];
-                for (int e = 0; e < W; ++e) part[s - 1][row].v[e] = west.v[e] + east.v[e] + back.v[e];
                 // ---- END EXERCISE ----
             }
             for (int row = 0; row < ROWS; ++row) {
@@ -283,27 +288,30 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 edges[s][now][y + 1][0][x] = u[0];
                 edges[s][now][y + 1][1][x] = u[ROWS - 1];
             } else if (p >= first && p < last) {
-                store(p, u, k_face);
+                store(p, u, checked, j_face, k_face);
             }
         }
         __syncthreads();  // this iteration's planes are complete before the next one reads them
     };
-    // One loop over t, with the iterations that need no tests in a loop of their own, compiled
-    // once for each set of faces a tile can reach.
+    // One loop over t. The iterations that need no tests (plane t+1 and the levels' planes all
+    // state planes off the faces) run in a loop of their own, compiled once for each set of faces
+    // a tile can reach (Jacobi's kernel, once for all).
     const int end = last + S;
-    auto sweep = [&](auto faces) {
-        for (int t = start; t < end;) {
-            if (t <= S + 1 || t >= N - 1) {
-                iteration(t++, std::true_type{}, std::integral_constant<int, -1>{});
-                continue;
-            }
-            for (const int stop = min(end, N - 1); t < stop; ++t) iteration(t, std::false_type{}, faces);
+    for (int t = start; t < end;) {
+        if (t <= S + 1 || t >= N - 2) {
+            iteration(t++, std::true_type{}, std::integral_constant<int, -1>{});
+            continue;
         }
-    };
-    if (tile_j_face && tile_k_face) sweep(std::integral_constant<int, 3>{});
-    else if (tile_j_face) sweep(std::integral_constant<int, 1>{});
-    else if (tile_k_face) sweep(std::integral_constant<int, 2>{});
-    else sweep(std::integral_constant<int, 0>{});
+        const int stop = min(end, N - 2);
+        auto middle = [&](auto faces) {
+            for (; t < stop; ++t) iteration(t, std::false_type{}, faces);
+        };
+        if constexpr (WithSource) middle(std::integral_constant<int, -1>{});
+        else if (tile_j_face && tile_k_face) middle(std::integral_constant<int, 3>{});
+        else if (tile_j_face) middle(std::integral_constant<int, 1>{});
+        else if (tile_k_face) middle(std::integral_constant<int, 2>{});
+        else middle(std::integral_constant<int, 0>{});
+    }
 }
 
 template <int S, class T>
