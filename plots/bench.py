@@ -181,7 +181,13 @@ def parse(argv):
     ap.add_argument("--no-many-gpus", action="store_true", help="skip stage 09's scaling over the GPUs")
     ap.add_argument("--only-08", action="store_true",
                     help="only stage 08 against stage 07, replacing that part of this GPU's results file")
+    ap.add_argument("--only-heat", action="store_true",
+                    help="with --sweep: only stages 07 and 08, replacing that part of this GPU's sweep file")
     a = ap.parse_args(argv)
+    if a.only_heat and not a.sweep:
+        ap.error("--only-heat goes with --sweep (the main bench's stage 08 part alone is --only-08)")
+    if a.only_heat and a.no_heat:
+        ap.error("--only-heat and --no-heat contradict each other")
     if a.reps is not None and not 1 <= a.reps <= 100000:
         ap.error(f"--reps must be between 1 and 100000, got {a.reps}")
     if not re.fullmatch(r"\d+(,\d+)*", a.n):
@@ -218,6 +224,9 @@ def main(root, build, stages, exercise_state, argv):
             return draw_shipped(why, RESULTS / "sweep", load_sweep,
                                 lambda doc, name: sweep.draw(doc, FIGURES / name, say))
         try:
+            if a.only_heat:
+                return sweep.run_heat_only(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
+                                           run_program, load_sweep)
             return sweep.run_sweep(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
                                    run_program, heat=not a.no_heat)
         except (BenchStopped, ResultsError) as e:

@@ -19,6 +19,9 @@ JACOBI_SIZES = "32,64,128"
 # Stage 08 against stage 07 in the same run: the loop's cell-updates/s for each S.
 FUSED_SIZES, FUSED_STEPS, FUSED_S = "256,512", "64", (1, 2, 4, 8)
 FUSED_CHECK_SIZE = "128"  # the quick bench checks each S here (--check-only), then times with --time-only
+# And every other boundary condition and precision: stage 08 at S = FUSED_PAIR_S against stage 07
+# with the same ones, at N = FUSED_PAIR_SIZE, each checked at FUSED_CHECK_SIZE first.
+FUSED_PAIR_S, FUSED_PAIR_SIZE = 4, "512"
 
 
 def jobs(sizes, reps, quick=False, overhead_reps=None):
@@ -108,18 +111,32 @@ def fused_jobs(reps, quick=False):
     """(stage, what, the program's options) for stage 08's comparison: stage 07, then stage 08 for
     each S, float and Dirichlet, the same sizes and steps (a multiple of every S). quick (the
     default bench): each first checked at FUSED_CHECK_SIZE with --check-only, then timed at the
-    figure's sizes with --time-only."""
-    problem = ["--steps", FUSED_STEPS, "--reps", str(reps), "--bc", "dirichlet", "--precision", "float"]
+    figure's sizes with --time-only. Then, for every other boundary condition and precision, stage
+    07 and stage 08 at S = FUSED_PAIR_S, checked at FUSED_CHECK_SIZE and timed at FUSED_PAIR_SIZE
+    (quick or not: the CPU reference of 64 steps at N = 512 would take minutes a pair)."""
+    def problem(bc, precision):
+        return ["--steps", FUSED_STEPS, "--reps", str(reps), "--bc", bc, "--precision", precision]
     out = []
     for stage, fuse in [("07", [])] + [("08", ["--fuse", str(s)]) for s in FUSED_S]:
         what = "one step per pass" if stage == "07" else f"S = {fuse[1]} steps per pass"
         if quick:
             out.append((stage, f"{what}, checked at N = {FUSED_CHECK_SIZE}",
-                        ["--n", FUSED_CHECK_SIZE, *problem, *fuse, "--check-only"]))
+                        ["--n", FUSED_CHECK_SIZE, *problem("dirichlet", "float"), *fuse, "--check-only"]))
             out.append((stage, f"{what}, N = {FUSED_SIZES} (--time-only)",
-                        ["--n", FUSED_SIZES, *problem, *fuse, "--time-only"]))
+                        ["--n", FUSED_SIZES, *problem("dirichlet", "float"), *fuse, "--time-only"]))
         else:
-            out.append((stage, f"{what}, N = {FUSED_SIZES}", ["--n", FUSED_SIZES, *problem, *fuse]))
+            out.append((stage, f"{what}, N = {FUSED_SIZES}",
+                        ["--n", FUSED_SIZES, *problem("dirichlet", "float"), *fuse]))
+    for bc in BOUNDARIES:
+        for precision in PRECISIONS:
+            if (bc, precision) == ("dirichlet", "float"):
+                continue  # above
+            for stage, fuse in (("07", []), ("08", ["--fuse", str(FUSED_PAIR_S)])):
+                what = ("one step per pass" if stage == "07" else f"S = {FUSED_PAIR_S}") + f", {bc}, {precision}"
+                out.append((stage, f"{what}, checked at N = {FUSED_CHECK_SIZE}",
+                            ["--n", FUSED_CHECK_SIZE, *problem(bc, precision), *fuse, "--check-only"]))
+                out.append((stage, f"{what}, N = {FUSED_PAIR_SIZE} (--time-only)",
+                            ["--n", FUSED_PAIR_SIZE, *problem(bc, precision), *fuse, "--time-only"]))
     return out
 
 
@@ -134,7 +151,7 @@ def measure_fused(program07, program08, reps, tmp, quick=False, begin=None):
         say(f"[08 {number}/{len(todo)}] temporal blocking: stage {stage}, {what}")
         if begin:
             begin(number, len(todo))
-        key = (stage, option(options, "--fuse"))
+        key = (stage, option(options, "--fuse"), option(options, "--bc"), option(options, "--precision"))
         if "--time-only" in options and not passed.get(key, (False,))[0]:
             say(f"  skipped: the check of stage {stage}, {what.split(',')[0]} did not pass")
             continue
@@ -179,14 +196,17 @@ def summary(heat):
               lambda r: f"{r['loop_us_per_step']:8.2f} {r['graph_us_per_step']:8.2f} "
                         f"{r['step_ms']['median'] * 1e3:9.2f}")
     if heat.get("fused"):
-        say(f"\nStage 08, temporal blocking: the loop of {FUSED_STEPS} steps, float, Dirichlet; G cell-updates/s "
-            "and the speed against stage 07 in the same run")
-        say(f"{'stage':>5} {'S':>3} {'N':>5} {'G upd/s':>8} {'vs 07':>6}")
-        base = {r["n"]: loop_rate(r) for r in heat["fused"] if r["stage"].startswith("07") and r["check"]["ok"]}
-        _rows(heat["fused"], lambda r: (r["n"], r["stage"], r.get("fused_steps", 1)),
-              lambda r: f"{r['stage'][:2]:>5} {r.get('fused_steps', 1):3d} {r['n']:5d}",
+        say(f"\nStage 08, temporal blocking: the loop of {FUSED_STEPS} steps; G cell-updates/s and the speed "
+            "against stage 07 (the same boundaries, precision and N) in the same run")
+        say(f"{'stage':>5} {'S':>3} {'bc':10} {'precision':9} {'N':>5} {'G upd/s':>8} {'vs 07':>6}")
+        def pair(r):
+            return r["n"], r["bc"], r["precision"]
+        base = {pair(r): loop_rate(r) for r in heat["fused"] if r["stage"].startswith("07") and r["check"]["ok"]}
+        _rows(heat["fused"], lambda r: (BOUNDARIES.index(r["bc"]), PRECISIONS.index(r["precision"]), r["n"],
+                                        r["stage"], r.get("fused_steps", 1)),
+              lambda r: f"{r['stage'][:2]:>5} {r.get('fused_steps', 1):3d} {r['bc']:10} {r['precision']:9} {r['n']:5d}",
               lambda r: f"{loop_rate(r) * 1e-9:8.1f} "
-                        + (f"{loop_rate(r) / base[r['n']]:5.2f}x" if r["n"] in base else f"{'-':>6}"))
+                        + (f"{loop_rate(r) / base[pair(r)]:5.2f}x" if pair(r) in base else f"{'-':>6}"))
     if heat["jacobi"]:
         say("\nJacobi iteration for ∇²u = f: iterations to the tolerance, and what cos(πh)^k predicts")
         say(f"{'N':>5} {'precision':9} {'iterations':>10} {'predicted':>9} {'error':>9}")

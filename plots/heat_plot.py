@@ -279,16 +279,65 @@ def _fused_passed(doc):
     return [r for r in doc["heat"].get("fused") or [] if r["check"]["ok"]]
 
 
+def _is_sweep(r):
+    """A record of the S sweep (Dirichlet, float); the others compare one S per boundary and precision."""
+    return (r["bc"], r["precision"]) == ("dirichlet", "float")
+
+
+def fused_pairs(records):
+    """Stage 08 against stage 07 for every boundary condition and precision measured at one N and
+    one S (the records of the other pairs name them; Dirichlet float's come from the S sweep):
+    (n, S, {(bc, precision): (rate 08, rate 07)}), or None when only the S sweep was measured."""
+    others = [r for r in records if r["stage"].startswith("08") and not _is_sweep(r)]
+    if not others:
+        return None
+    n, S = max((r["n"], r["fused_steps"]) for r in others)
+    rates = {}
+    for r in records:
+        if r["n"] == n and (r["stage"].startswith("07") or r["fused_steps"] == S):
+            rates.setdefault((r["bc"], r["precision"]), {})[r["stage"][:2]] = loop_rate(r)
+    return n, S, {pair: (rate["08"], rate["07"]) for pair, rate in rates.items() if len(rate) == 2}
+
+
+def _draw_pairs(ax, pairs, steps):
+    """Stage 08's speed-up over stage 07 at one N and S, a group of bars per boundary condition,
+    one bar per precision."""
+    n, S, rates = pairs
+    bcs = [bc for bc in BOUNDARIES if any(b == bc for b, _ in rates)]
+    series = [dict(label=prec, values={bc: rates[bc, prec][0] / rates[bc, prec][1] for bc in bcs if (bc, prec) in rates},
+                   labels={bc: f"{rates[bc, prec][0] / rates[bc, prec][1]:.2f}×  ({rates[bc, prec][0] * 1e-9:.0f} G/s)"
+                           for bc in bcs if (bc, prec) in rates},
+                   failed=set(), style=dict(color=PRECISION_COLORS[prec], edgecolor="white", linewidth=0.6))
+              for prec in PRECISION_ORDER if any(p == prec for _, p in rates)]
+    top = grouped_bars(ax, series, bcs, None, lambda bc: BOUNDARY_NAME[bc],
+                       (1.0, "stage 07 (1×): fusing loses below this line"),
+                       legend=dict(bbox_to_anchor=None, loc="upper center", ncol=4, title="storage precision"))
+    ax.set_ylim(0, max(top, 1.0) * 1.5)
+    ax.set_ylabel("stage 08's cell-updates/s over stage 07's  (higher is better)")
+    ax.set_title(f"S = {S} against stage 07, N = {n}, {steps} steps: every boundary condition and precision",
+                 fontsize=11)
+    ax.set_xlabel(f"boundary condition.  Bar labels: the speed-up and stage 08's G cell-updates/s; both stages\n"
+                  f"timed with --time-only, each checked at a smaller N first")
+
+
 def draw_fused(doc, path):
-    """One panel per N: stage 08's loop rate against S, stage 07's in the same run, and three
-    roofs from the copy measured with each run: one sweep (8 bytes an update in float), S sweeps
-    per trip with no halo (S times higher), and with the halo of the tiles each record names (the
-    harness's model, harness/heat.h's fused_bytes_per_update, in model_bytes_per_update)."""
+    """One panel per N: stage 08's loop rate against S (Dirichlet, float), stage 07's in the same
+    run, and three roofs from the copy measured with each run: one sweep (8 bytes an update in
+    float), S sweeps per trip with no halo (S times higher), and with the halo of the tiles each
+    record names (the harness's model, harness/heat.h's fused_bytes_per_update, in
+    model_bytes_per_update). Then, where measured, one panel of stage 08's speed-up over stage 07
+    for every boundary condition and precision (fused_pairs)."""
     plt = pyplot()
-    records = _fused_passed(doc)
+    everything = _fused_passed(doc)
+    records = [r for r in everything if _is_sweep(r)]
+    pairs = fused_pairs(everything)
     ns = sorted({r["n"] for r in records if r["stage"].startswith("08")})
-    fig, axes = plt.subplots(1, len(ns), figsize=(7.2 * len(ns), 6.4), layout="constrained", squeeze=False,
-                             sharey=True)
+    fig, axes = plt.subplots(1, len(ns) + bool(pairs), figsize=(7.2 * (len(ns) + bool(pairs)), 6.4),
+                             layout="constrained", squeeze=False)
+    for ax in axes[0][1:len(ns)]:
+        ax.sharey(axes[0][0])
+    if pairs:
+        _draw_pairs(axes[0][-1], pairs, everything[0]["steps"])
     color = STAGE_COLORS[1]
     for ax, n in zip(axes[0], ns):
         mine = sorted((r for r in records if r["n"] == n and r["stage"].startswith("08")),
@@ -328,7 +377,8 @@ def draw_fused(doc, path):
             f"\ntimed with --time-only; each S checked at N = {', '.join(map(str, at))}" if loose else ""))
         ax.legend(loc="upper left", fontsize=8.5, frameon=True, framealpha=0.95)
     axes[0][0].set_ylabel("G cell-updates per second  (higher is better)")
-    fig.suptitle("Temporal blocking (stage 08): cell-updates per second against S, under the roofs\n"
+    fig.suptitle("Temporal blocking (stage 08): cell-updates per second against S, under the roofs"
+                 + (", and against stage 07 for every boundary condition and precision" if pairs else "") + "\n"
                  + subtitle({**doc, **(doc["heat"].get("fused_run") or {})}), fontsize=13, fontweight="bold")
     return save(fig, path, doc, "temporal blocking: cell-updates/s against S")
 
@@ -351,7 +401,7 @@ def draw_heat(doc, out, note):
               "no pictures of stage 07 that passed their check (heat.snapshots)"),
              (draw_accuracy, bool(_accuracy_curves(doc)), "no stage 07 accuracy data that passed its check"),
              (draw_rates, bool(heat["runs"] or _passed(heat["overhead"])), "no timed stage 07 runs"),
-             (draw_fused, any(r["stage"].startswith("08") for r in _fused_passed(doc)),
+             (draw_fused, any(r["stage"].startswith("08") and _is_sweep(r) for r in _fused_passed(doc)),
               "no stage 08 runs (temporal blocking) that passed their check")]
     written = []
     for (draw, has_data, why), path in zip(plans, paths):

@@ -32,8 +32,8 @@ What is checked, beyond types:
   (bc, precision, n) in runs and accuracy, per n in overhead, per (precision, n) in jacobi. Its
   optional list fused (stage 08 against stage 07) holds timed records with fused_steps, a tile
   (null or [rows, columns]) and the model's DRAM bytes per update for it (model_bytes_per_update,
-  null without tiles), at most one per (stage, fused_steps, n); and fused_run (date, commit, nvcc,
-  driver), where `bench --only-08` measured that part after the rest.
+  null without tiles), at most one per (stage, bc, precision, fused_steps, n); and fused_run
+  (date, commit, nvcc, driver), where `bench --only-08` measured that part after the rest.
 
 - a record timed with --time-only (the quick bench's largest sizes) is not checked at its own N:
   check.checked (or, for the heat equation, checked) is false, and checked_at must name the
@@ -47,7 +47,8 @@ in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the s
 optional "heat" part (stages 07 and 08, absent in older files) holds one series per (stage, bc,
 precision, fused_steps): the check's verdicts at a few N, a status (measured, failed, not
 supported) and the --time-only points, one per N; stage 08's points carry their speed-up over
-stage 07's point at the same N (same bc and precision), which must agree with the two rates.
+stage 07's point at the same N (same bc and precision), which must agree with the two rates; and
+run (date, commit, nvcc, driver) where `bench --sweep --only-heat` measured that part later.
 """
 import json
 import math
@@ -470,6 +471,8 @@ SWEEP_HEAT_SERIES = record({
 SWEEP_HEAT = record({
     "sizes": list_of(SIZE, nonempty="expected the sizes timed"), "reps": integer(1),
     "series": list_of(SWEEP_HEAT_SERIES),
+    # where `bench --sweep --only-heat` measured this part after the rest: its own run
+    "run": optional(record({k: STRING for k in ("date", "commit", "nvcc", "driver")})),
 })
 
 # The sweep: each point a timed run of one stage at one N (the harness's --time-only record) that
@@ -522,7 +525,7 @@ def validate(doc):
     if heat is not None:
         for part, fields in (("runs", ("bc", "precision", "n")), ("overhead", ("n",)),
                              ("accuracy", ("bc", "precision", "n")), ("jacobi", ("precision", "n")),
-                             ("fused", ("stage", "fused_steps", "n"))):
+                             ("fused", ("stage", "bc", "precision", "fused_steps", "n"))):
             _unique(heat.get(part) or [], f"heat.{part}", fields)
         _loops(heat["overhead"], "heat.overhead", "a loop of at least 1 step")
         _loops(heat.get("fused") or [], "heat.fused", "a loop of steps")

@@ -110,7 +110,8 @@ def _records(path):
 
 def measure_heat(build, sizes, reps, tmp, say, run_program):
     """Stages 07 and 08: each series of HEAT_SERIES checked at HEAT_CHECK_SIZES, then timed at
-    `sizes` with --time-only; returns the file's "heat" part (as validate_sweep wants)."""
+    `sizes` with --time-only; returns the file's "heat" part (as validate_sweep wants) and the
+    GPU's name as the programs reported it (None if no series was timed)."""
     for stage in (HEAT_STAGE, FUSED_STAGE):
         if not (build / f"stage_{stage}_solution").exists():
             raise ResultsError(f"{build / f'stage_{stage}_solution'} is missing: build the course first "
@@ -118,7 +119,7 @@ def measure_heat(build, sizes, reps, tmp, say, run_program):
     say(f"\n[sweep heat] stages 07 and 08: {len(HEAT_SERIES)} series, each checked at N = "
         f"{','.join(map(str, HEAT_CHECK_SIZES))}, then timed at N = {sizes[0]}..{sizes[-1]} ({len(sizes)} sizes, "
         f"{reps} repetitions each): about {heat_seconds(sizes) / 60:.0f} minutes on an H100")
-    series = []
+    series, device = [], None
     for number, (stage, bc, precision) in enumerate(HEAT_SERIES, 1):
         program = build / f"stage_{stage}_solution"
         problem = heat_options(stage, bc, precision)
@@ -155,6 +156,7 @@ def measure_heat(build, sizes, reps, tmp, say, run_program):
         if not ok or not got:
             entry.update(status="failed", note="the --time-only run failed")
             continue
+        device = device or got[0].get("device")
         for r in got:
             point = {"n": r["n"], **{k: r[k] for k in ("step_ms", "copy_ms", "updates_per_s", "gbps", "copy_gbps",
                                                       "fraction_of_copy")}}
@@ -169,7 +171,7 @@ def measure_heat(build, sizes, reps, tmp, say, run_program):
             rates = base.get((s["bc"], s["precision"]), {})
             for p in s["points"]:
                 p["speedup_over_07"] = p["updates_per_s"] / rates[p["n"]] if p["n"] in rates else None
-    return {"sizes": list(sizes), "reps": int(reps), "series": series}
+    return {"sizes": list(sizes), "reps": int(reps), "series": series}, device
 
 
 def run_sweep(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program, heat=True):
@@ -182,7 +184,31 @@ def run_sweep(root, build, reps, environment, slug, results_dir, figures_dir, sa
         first = json.loads((Path(tmp) / f"{SWEEP_STAGES[0]}-time.jsonl").read_text().splitlines()[0])
         doc["gpu"] = first["device"]
         if heat:
-            doc["heat"] = measure_heat(build, sweep_sizes(HEAT_LOW, HIGH), reps, Path(tmp), say, run_program)
+            doc["heat"], _ = measure_heat(build, sweep_sizes(HEAT_LOW, HIGH), reps, Path(tmp), say, run_program)
+    return _write(doc, root, slug, results_dir, figures_dir, say)
+
+
+def run_heat_only(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program, load):
+    """`bench --sweep --only-heat`: the heat part again (measure_heat), in place of the old one in
+    this GPU's sweep file, with its own date and commit (heat.run); stages 02 and 06 stay as they
+    were. load: results_schema.load_sweep."""
+    with tempfile.TemporaryDirectory() as tmp:
+        heat, device = measure_heat(build, sweep_sizes(HEAT_LOW, HIGH), reps, Path(tmp), say, run_program)
+    if device is None:
+        raise ResultsError("no series of stages 07 and 08 was timed: nothing to write")
+    path = results_dir / "sweep" / f"{slug(device)}.json"
+    try:
+        doc = load(path)
+    except (OSError, ValueError, ResultsError) as e:
+        raise ResultsError(f"{path} cannot take the new heat part ({e}): run the whole sweep first "
+                           "(python3 course.py bench --sweep)") from None
+    doc["heat"] = {**heat, "run": {k: environment[k] for k in ("date", "commit", "nvcc", "driver")
+                                   if environment.get(k) is not None}}
+    return _write(doc, root, slug, results_dir, figures_dir, say)
+
+
+def _write(doc, root, slug, results_dir, figures_dir, say):
+    """Validates the sweep, writes plots/results/sweep/<gpu>.json, prints the summary, draws."""
     validate_sweep(doc)
     folder = results_dir / "sweep"
     folder.mkdir(parents=True, exist_ok=True)
@@ -403,5 +429,5 @@ def draw_sweep_heat(doc, path):
                    f"timed with --time-only at every N ({heat['reps']} repetitions)")
     ax.set_xlim(ns[0] - 8, ns[-1] + 8)
     heading(fig, ax, doc, "Stages 07 and 08 at every grid size: % of copy, and temporal blocking's speed-up",
-            subtitle(doc))
+            subtitle({**doc, **(heat.get("run") or {})}))
     return save(fig, path, doc, "sweep: stages 07 and 08 against N")

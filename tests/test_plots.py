@@ -43,7 +43,7 @@ HEAT_FIGURES = ["heat_maps.png", "heat_accuracy.png", "heat_rates.png", "tempora
 HIGH_ORDER_FIGURES = ["high_order.png"]  # stage 10, from the fixture's high_order section
 
 sys.path.insert(0, str(PLOTS))
-from results_schema import (HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING,  # noqa: E402
+from results_schema import (BOUNDARIES, HEAT_RATES, HEAT_TIMING, LOOP_RATES, LOOP_TIMING, PRECISIONS,  # noqa: E402
                             ResultsError, load_results, load_sweep, validate, validate_sweep)
 
 SWEEP_FIXTURE = ROOT / "tests" / "fixtures" / "sweep_small.json"
@@ -329,7 +329,7 @@ def _fused_bad_tile(d):
 
 def _fused_duplicate(d):
     d["heat"]["fused"].append(copy.deepcopy(d["heat"]["fused"][2]))
-    return "heat.fused[10] repeats 08_temporal_blocking 2 at n=256 (first in heat.fused[2])"
+    return "heat.fused[14] repeats 08_temporal_blocking dirichlet float 2 at n=256 (first in heat.fused[2])"
 
 
 def _fused_negative_model(d):
@@ -655,16 +655,36 @@ def bench_tests():
     @test
     def stage_08_is_measured_beside_stage_07():
         jobs = heat_bench.fused_jobs(7)
-        assert [(stage, opts[opts.index("--fuse") + 1] if "--fuse" in opts else None) for stage, _, opts in jobs] == [
+        sweep, pairs = jobs[:5], jobs[5:]
+        assert [(stage, opts[opts.index("--fuse") + 1] if "--fuse" in opts else None) for stage, _, opts in sweep] == [
             ("07", None), ("08", "1"), ("08", "2"), ("08", "4"), ("08", "8")], jobs
-        for _, _, opts in jobs:  # the same sizes, steps (a multiple of every S) and problem for both stages
+        for _, _, opts in sweep:  # the same sizes, steps (a multiple of every S) and problem for both stages
             assert opts[:10] == ["--n", "256,512", "--steps", "64", "--reps", "7", "--bc", "dirichlet",
                                  "--precision", "float"], opts
+        # every other boundary condition and precision: 07 and 08 at S = 4, each checked at 128 and
+        # then timed at 512 with --time-only
+        def option(opts, name):
+            return opts[opts.index(name) + 1] if name in opts else None
+        measured = {}
+        for stage, _, opts in pairs:
+            key = (option(opts, "--bc"), option(opts, "--precision"), stage, option(opts, "--fuse"))
+            measured.setdefault(key, []).append((option(opts, "--n"), "--check-only" in opts, "--time-only" in opts))
+        others = [(bc, p) for bc in BOUNDARIES for p in PRECISIONS if (bc, p) != ("dirichlet", "float")]
+        assert sorted(measured) == sorted([(bc, p, "07", None) for bc, p in others]
+                                          + [(bc, p, "08", "4") for bc, p in others]), sorted(measured)
+        assert all(runs == [("128", True, False), ("512", False, True)] for runs in measured.values()), measured
         heat = fixture()["heat"]
         _, table = quietly(heat_bench.summary, heat)
         # the fixture's 08 at S = 4, N = 512: 260 G/s against stage 07's 350 in the same run
-        assert re.search(r"\b08 +4 +512 +260\.0 +0\.74x", table), table
-        assert re.search(r"\b07 +1 +512 +350\.0 +1\.00x", table), table
+        assert re.search(r"\b08 +4 +dirichlet +float +512 +260\.0 +0\.74x", table), table
+        assert re.search(r"\b07 +1 +dirichlet +float +512 +350\.0 +1\.00x", table), table
+        # and each pair against its own stage 07: periodic half 1.2 × 260 over 1.6 × 350
+        assert re.search(r"\b08 +4 +periodic +half +512 +312\.0 +0\.56x", table), table
+        import heat_plot
+        n, S, rates = heat_plot.fused_pairs([r for r in heat["fused"] if r["check"]["ok"]])
+        assert (n, S) == (512, 4) and sorted(rates) == [("dirichlet", "float"), ("neumann", "float"),
+                                                        ("periodic", "half")], (n, S, rates)
+        assert abs(rates["neumann", "float"][0] / rates["neumann", "float"][1] - 0.9 * 260 / 350) < 1e-3, rates
 
     @test
     def heat_bench_stops_on_other_failures():
@@ -932,7 +952,8 @@ def plot_tests():
     @test
     def temporal_blocking_legend_names_the_tiles_as_lesson_08():
         import heat_plot
-        mine = [r for r in fixture()["heat"]["fused"] if r["n"] == 512 and r["stage"].startswith("08")]
+        mine = [r for r in fixture()["heat"]["fused"]
+                if r["n"] == 512 and r["stage"].startswith("08") and heat_plot._is_sweep(r)]
         text = heat_plot.tiles_text(mine)
         assert text.splitlines() == ["  reads 32 × 128, writes 30 × 120 (S = 1), 28 × 120 (S = 2), 24 × 120 (S = 4)",
                                      "  reads 32 × 64, writes 16 × 48 (S = 8)"], text
@@ -1149,6 +1170,23 @@ def sweep_tests():
             calls = [json.loads(line) for line in Path(log).read_text().splitlines()]
             doc = load_sweep(results / "sweep" / "fake-gpu.json")
             assert status == 0 and (tmp / "figures" / "fake-gpu" / "sweep_heat.png").exists(), printed
+            # --only-heat: the heat part again, with its own run; stages 02 and 06 as they were
+            Path(log).unlink()
+            later = {"date": "d2", "commit": "c2", "nvcc": "n", "driver": "v"}
+            again, _ = quietly(sweep.run_heat_only, tmp, tmp, 3, later, slug, results, tmp / "figures", print,
+                               run_program, load_sweep)
+            redone = load_sweep(results / "sweep" / "fake-gpu.json")
+            assert again == 0 and redone["points"] == doc["points"] and redone["commit"] == "c", redone["commit"]
+            assert redone["heat"]["run"] == later and redone["heat"]["series"] == doc["heat"]["series"]
+            assert all("--bc" in json.loads(c) for c in Path(log).read_text().splitlines())
+            (results / "sweep" / "fake-gpu.json").unlink()
+            try:
+                quietly(sweep.run_heat_only, tmp, tmp, 3, later, slug, results, tmp / "figures", print,
+                        run_program, load_sweep)
+            except ResultsError as e:
+                assert "run the whole sweep first" in str(e), str(e)
+            else:
+                raise AssertionError("--only-heat wrote a sweep file without stages 02 and 06")
         heat_calls = [c for c in calls if "--bc" in c]
         sizes = ",".join(map(str, sweep.sweep_sizes(256, 1024)))
         assert sizes.startswith("256,257,258,287,288,289,290,") and sizes.endswith(",1023,1024"), sizes
