@@ -123,13 +123,16 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // rows and cells, computed once.
     const bool tile_j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
     const bool tile_k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
-    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0;
+    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, face_cells = 0;
     for (int row = 0; row < ROWS; ++row) {
         ghost_rows |= unsigned(!row_state(row)) << row;
         face_rows |= unsigned(j0 + row == 1 || j0 + row == N - 2) << row;
         written_rows |= unsigned(row_writes(row)) << row;
     }
-    for (int e = 0; e < W; ++e) ghost_cells |= unsigned(!cell_state(e)) << e;
+    for (int e = 0; e < W; ++e) {
+        ghost_cells |= unsigned(!cell_state(e)) << e;
+        face_cells |= unsigned(k0 + e == 1 || k0 + e == N - 2) << e;
+    }
     // Away from the k faces, a thread writes all its W cells or none.
     const bool lane_writes = col >= Tile::halo_left && col < Tile::halo_left + Tile::written;
 
@@ -189,6 +192,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 if (!cell_writes(e)) continue;
                 const T v = from_arith<T>(u[row].v[e]);
                 cell[e] = v;
+                if (!mapped || !(face || (face_cells >> e & 1))) continue;  // no ghost beside this cell
                 // ---- EXERCISE 6 of 7: Neumann and periodic - the ghosts on the faces follow the new state ----
                 if (neumann || periodic) {
                     // From a cell at index 1 to the ghost it sets: the one next to it (Neumann's
@@ -293,25 +297,22 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         }
         __syncthreads();  // this iteration's planes are complete before the next one reads them
     };
-    // One loop over t. The iterations that need no tests (plane t+1 and the levels' planes all
-    // state planes off the faces) run in a loop of their own, compiled once for each set of faces
-    // a tile can reach (Jacobi's kernel, once for all).
-    const int end = last + S;
-    for (int t = start; t < end;) {
-        if (t <= S + 1 || t >= N - 2) {
-            iteration(t++, std::true_type{}, std::integral_constant<int, -1>{});
-            continue;
-        }
-        const int stop = min(end, N - 2);
-        auto middle = [&](auto faces) {
-            for (; t < stop; ++t) iteration(t, std::false_type{}, faces);
-        };
-        if constexpr (WithSource) middle(std::integral_constant<int, -1>{});
-        else if (tile_j_face && tile_k_face) middle(std::integral_constant<int, 3>{});
-        else if (tile_j_face) middle(std::integral_constant<int, 1>{});
-        else if (tile_k_face) middle(std::integral_constant<int, 2>{});
-        else middle(std::integral_constant<int, 0>{});
-    }
+    // The iterations over t in three runs: the first few and the last few test for ghosts and faces
+    // (t <= S+1, t >= N-2); those between need no tests (plane t+1 and the levels' planes are all
+    // state planes off the faces) and run in a loop compiled once for each set of faces a tile can
+    // reach (Jacobi's kernel: once for all).
+    const int end = last + S, stop = min(end, N - 2);
+    int t = start;
+    for (; t < end && t <= S + 1; ++t) iteration(t, std::true_type{}, std::integral_constant<int, -1>{});
+    auto middle = [&](auto faces) {
+        for (; t < stop; ++t) iteration(t, std::false_type{}, faces);
+    };
+    if constexpr (WithSource) middle(std::integral_constant<int, -1>{});
+    else if (tile_j_face && tile_k_face) middle(std::integral_constant<int, 3>{});
+    else if (tile_j_face) middle(std::integral_constant<int, 1>{});
+    else if (tile_k_face) middle(std::integral_constant<int, 2>{});
+    else middle(std::integral_constant<int, 0>{});
+    for (; t < end; ++t) iteration(t, std::true_type{}, std::integral_constant<int, -1>{});
 }
 
 template <int S, class T>
