@@ -173,6 +173,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     };
     // Level S of plane p, the cells this thread writes. `checked`, j_face, k_face: as for load.
     auto store = [&](int p, const Run(&u)[ROWS], auto checked, bool j_face, bool k_face) {
+#pragma unroll  // (left to itself, nvcc keeps Neumann's and periodic's loop, and re-derives the masks in it)
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
@@ -188,6 +189,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 store_cells<W>(cell, v);
                 continue;
             }
+#pragma unroll
             for (int e = 0; e < W; ++e) {
                 if (!cell_writes(e)) continue;
                 const T v = from_arith<T>(u[row].v[e]);
