@@ -30,10 +30,10 @@ constexpr int MAX_FUSED = 8;        // the kernels for S = 1..8 are compiled
 template <int S, class A>
 constexpr int kCells = 4 * sizeof(A) <= 16 && 4 * S * sizeof(A) <= 64 ? 4 : 2 * sizeof(A) <= 16 && 2 * S * sizeof(A) <= 64 ? 2 : 1;
 
-// The columns of a tile. Tile bx writes the state cells among columns column0 + bx·written ..
-// column0 + (bx+1)·written - 1, and starts halo_left columns before them. Both are whole threads
-// (multiples of W): where N is a multiple of W (and column0 is 0) a thread's W cells are one
-// aligned access, and a thread writes all of them or none. The halo is at least S on each side.
+// The columns of a tile. Tile bx writes the state cells among columns bx·written ..
+// (bx+1)·written - 1, and starts halo_left columns before them. Both are whole threads (multiples
+// of W): a thread's W cells are one aligned access (when N is a multiple of W too), and a thread
+// writes all of them or none. The halo is at least S on each side.
 template <int S, class A> struct TileColumns {
     static constexpr int W = kCells<S, A>;
     static constexpr int width = 32 * W;
@@ -41,14 +41,8 @@ template <int S, class A> struct TileColumns {
     static constexpr int written = (width - halo_left - S) / W * W;
 };
 
-// Where tile 0's written columns start. 0 where N is a multiple of W, so that every thread's W
-// cells are one aligned access (column 0 is a ghost, which no tile writes); elsewhere the loads go
-// cell by cell anyway, and 1 saves a column of tiles that would write one column of cells
-// wherever N - 2 is a multiple of `written` (N = 482 at S = 4).
-__host__ __device__ unsigned first_column(unsigned N, unsigned W) { return N % W == 0 ? 0 : 1; }
-
 // Tiles along k: the last one's columns reach N-2.
-unsigned tiles_along_k(unsigned N, unsigned written, unsigned column0) { return (N - 2 - column0) / written + 1; }
+unsigned tiles_along_k(unsigned N, unsigned written) { return (N - 2) / written + 1; }
 
 // A thread's W cells of one row, in the arithmetic type, aligned for one shared-memory access.
 template <class A, int W> struct alignas(W * sizeof(A)) Strip {
@@ -100,10 +94,9 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             for (int b = 0; b < 2; ++b)
                 for (int h = 0; h < 2; ++h) edges[s][b][y == 0 ? 0 : WARPS + 1][h][x] = Run{};
 
-    const int column0 = first_column(N, W);  // where tile 0's written columns start
     // ---- EXERCISE 1 of 7: the halo - this thread's cells, and which of them the block writes ----
     const int tile_j = 1 + blockIdx.y * (TILE_Y - 2 * S) - S;        // the tile's first row
-    const int tile_k = column0 + blockIdx.x * Tile::written - Tile::halo_left;  // and its first column
+    const int tile_k = blockIdx.x * Tile::written - Tile::halo_left;  // and its first column
     const int j0 = tile_j + ROWS * y;  // this thread's first row
     const int col = W * x;             // its first column in the tile
     const int k0 = tile_k + col;       // its first cell along k
@@ -396,8 +389,8 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
                       unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
     shape.read_j = TILE_Y;
     shape.read_k = Tile::width;
-    shape.tiles_start_k = first_column(N, Tile::W);
-    const unsigned tiles = tiles_along_k(N, shape.tile_k, shape.tiles_start_k) * ceil_div(N - 2, shape.tile_j);
+    shape.tiles_start_k = 0;
+    const unsigned tiles = tiles_along_k(N, shape.tile_k) * ceil_div(N - 2, shape.tile_j);
     shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC, WithSource>());
     return shape;
 }
@@ -408,8 +401,7 @@ Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, 
         using T = decltype(t);
         constexpr int S = fused.value;
         const KernelShape shape = shape_of<S, T, bc.value, source.value>(N);
-        dim3 grid(tiles_along_k(N, shape.tile_k, shape.tiles_start_k), ceil_div(N - 2, shape.tile_j),
-                  ceil_div(N - 2, shape.tile_i));
+        dim3 grid(tiles_along_k(N, shape.tile_k), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
         fused_steps_kernel<S, T, bc.value, source.value><<<grid, shape.block, shape.shared_bytes, s>>>(
             static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(step.source), int(N),
             Arith<T>(step.r), int(shape.tile_i));
