@@ -5,11 +5,12 @@ Run through `python3 course.py bench [--full] [--n 128,256,512] [--reps R] [--no
 that takes (plan.py: a per-part model fitted to an H100), then a line per part with the time so
 far and about how long is left. The default took 3m19s on an H100 and draws the same figures as
 `--full` (about 12 minutes: every size checked, 50 repetitions), from fewer repetitions and with
---time-only at the largest size (checked at the smaller ones). Or `python3 course.py bench --sweep [--reps 20] [--no-heat]` for stages 02 and 06 at every N from
-64 to 1024 and stages 07 and 08 from 256 to 1024 (plots/sweep.py; its own results file,
-plots/results/sweep/<gpu>.json), or
-`python3 course.py bench --only-08` to measure stage 08 against stage 07 again (a few minutes, not
-ten) into this GPU's results file, keeping the rest; that part then names its own date and commit.
+--time-only at the largest size (checked at the smaller ones). Or `python3 course.py bench --sweep
+[--reps 20] [--no-heat | --only-heat]` for stages 02 and 06 at every N from 64 to 1024 and stages
+07 and 08 from 256 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json;
+--only-heat: stages 07 and 08 alone, into that file), or `python3 course.py bench --only-08` to
+measure stage 08 against stage 07 again (a few minutes, not ten) into this GPU's results file,
+keeping the rest. A part measured alone names its own date and commit.
 Without a GPU it says so and draws the figures from the shipped results in plots/results/.
 One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
 plots/figures/<gpu>/."""

@@ -15,8 +15,10 @@ stage 07 for each boundary condition in float, and Dirichlet and periodic in hal
 S = HEAT_FUSE steps per pass for each boundary condition in float, and Dirichlet in half (a
 series whose options the program refuses with exit 2 is recorded as not supported). Each series
 is checked once with --check-only at HEAT_CHECK_SIZES (a failed check stops it: recorded as
-failed, not plotted), then timed with --time-only at every N of sweep_sizes(HEAT_LOW, HIGH). Stage 08's speed-up is its cell-updates/s
-over stage 07's (same boundaries, same N, this run). Figure: sweep_heat.png.
+failed, not plotted), then timed with --time-only at every N of sweep_sizes(HEAT_LOW, HIGH).
+Stage 08's speed-up is its cell-updates/s over stage 07's (same boundaries, same N, this run).
+Figure: sweep_heat.png. `bench --sweep --only-heat` (run_heat_only) measures this part alone,
+into an existing sweep file, with its own date and commit (heat.run).
 """
 import json
 import tempfile
