@@ -304,11 +304,15 @@ def _draw_pairs(ax, pairs, steps):
     one bar per precision."""
     n, S, rates = pairs
     bcs = [bc for bc in BOUNDARIES if any(b == bc for b, _ in rates)]
-    series = [dict(label=prec, values={bc: rates[bc, prec][0] / rates[bc, prec][1] for bc in bcs if (bc, prec) in rates},
-                   labels={bc: f"{rates[bc, prec][0] / rates[bc, prec][1]:.2f}×  ({rates[bc, prec][0] * 1e-9:.0f} G/s)"
-                           for bc in bcs if (bc, prec) in rates},
-                   failed=set(), style=dict(color=PRECISION_COLORS[prec], edgecolor="white", linewidth=0.6))
-              for prec in PRECISION_ORDER if any(p == prec for _, p in rates)]
+    speedup = {pair: r08 / r07 for pair, (r08, r07) in rates.items()}
+    series = []
+    for prec in PRECISION_ORDER:
+        mine = [bc for bc in bcs if (bc, prec) in rates]
+        if mine:
+            series.append(dict(label=prec, values={bc: speedup[bc, prec] for bc in mine},
+                               labels={bc: f"{speedup[bc, prec]:.2f}×  ({rates[bc, prec][0] * 1e-9:.0f} G/s)"
+                                       for bc in mine},
+                               failed=set(), style=dict(color=PRECISION_COLORS[prec], edgecolor="white", linewidth=0.6)))
     top = grouped_bars(ax, series, bcs, None, lambda bc: BOUNDARY_NAME[bc],
                        (1.0, "stage 07 (1×): fusing loses below this line"),
                        legend=dict(bbox_to_anchor=None, loc="upper center", ncol=4, title="storage precision"))
