@@ -116,27 +116,26 @@ def fused_jobs(reps, quick=False):
     (quick or not: the CPU reference of 64 steps at N = 512 would take minutes a pair)."""
     def problem(bc, precision):
         return ["--steps", FUSED_STEPS, "--reps", str(reps), "--bc", bc, "--precision", precision]
+
+    def checked_then_timed(stage, what, options, sizes):
+        return [(stage, f"{what}, checked at N = {FUSED_CHECK_SIZE}",
+                 ["--n", FUSED_CHECK_SIZE, *options, "--check-only"]),
+                (stage, f"{what}, N = {sizes} (--time-only)", ["--n", sizes, *options, "--time-only"])]
     out = []
     for stage, fuse in [("07", [])] + [("08", ["--fuse", str(s)]) for s in FUSED_S]:
         what = "one step per pass" if stage == "07" else f"S = {fuse[1]} steps per pass"
+        options = [*problem("dirichlet", "float"), *fuse]
         if quick:
-            out.append((stage, f"{what}, checked at N = {FUSED_CHECK_SIZE}",
-                        ["--n", FUSED_CHECK_SIZE, *problem("dirichlet", "float"), *fuse, "--check-only"]))
-            out.append((stage, f"{what}, N = {FUSED_SIZES} (--time-only)",
-                        ["--n", FUSED_SIZES, *problem("dirichlet", "float"), *fuse, "--time-only"]))
+            out += checked_then_timed(stage, what, options, FUSED_SIZES)
         else:
-            out.append((stage, f"{what}, N = {FUSED_SIZES}",
-                        ["--n", FUSED_SIZES, *problem("dirichlet", "float"), *fuse]))
+            out.append((stage, f"{what}, N = {FUSED_SIZES}", ["--n", FUSED_SIZES, *options]))
     for bc in BOUNDARIES:
         for precision in PRECISIONS:
             if (bc, precision) == ("dirichlet", "float"):
                 continue  # above
             for stage, fuse in (("07", []), ("08", ["--fuse", str(FUSED_PAIR_S)])):
                 what = ("one step per pass" if stage == "07" else f"S = {FUSED_PAIR_S}") + f", {bc}, {precision}"
-                out.append((stage, f"{what}, checked at N = {FUSED_CHECK_SIZE}",
-                            ["--n", FUSED_CHECK_SIZE, *problem(bc, precision), *fuse, "--check-only"]))
-                out.append((stage, f"{what}, N = {FUSED_PAIR_SIZE} (--time-only)",
-                            ["--n", FUSED_PAIR_SIZE, *problem(bc, precision), *fuse, "--time-only"]))
+                out += checked_then_timed(stage, what, [*problem(bc, precision), *fuse], FUSED_PAIR_SIZE)
     return out
 
 
