@@ -105,8 +105,8 @@ int main() {
         const double tiled = order_opb(OrderKernel::Tiled, R, {T, Z, 0, 0}).opb;
         CHECK(near(tiled, flops * std::pow(double(T - 2 * R) / T, 3) / 4));  // Z = T - 2R: the cube formula
         CHECK(tiled < order_opb_bound(R));
-        CHECK(near(order_opb(OrderKernel::Fast, R, {0, 16, 64, 4}).opb,
-                   flops / (4 * (1 + 2.0 * R / 16 + 2.0 * R / 4 + 2.0 * R / 64))));
+        CHECK(near(order_opb(OrderKernel::Fast, R, {0, 32, 64, 8}).opb,
+                   flops / (4 * (1 + 2.0 * R / 32 + 2.0 * R / 8 + 8.0 / 64))));
         CHECK(near(order_opb_bound(R), flops / 4));
         CHECK(contains(order_opb(OrderKernel::Tiled, R, {T, Z, 0, 0}).formula, "R = " + std::to_string(R)));
     }

@@ -1,8 +1,11 @@
 // Stage 10 - beyond the book: star stencils of order R = 1..4 (PMPP Fig. 8.3; 7, 13, 19, 25 points),
 // with the book's basic kernel (Fig. 8.6), its register-tiled kernel (Fig. 8.12) and a streaming one.
-// Lesson: chapters/10_high_order/README.md
 // I AM NOT DONE: delete the next line when you start on this exercise.
 #define I_AM_NOT_DONE
+// Lesson: chapters/10_high_order/README.md
+#include <cuda_pipeline.h>
+
+#include "common/cuda_check.h"
 #include "sweep/order_stage.h"
 
 // out(i, j, k) = w[0]·in(i, j, k) + sum over d = 1..R of the six neighbours at distance d, each with
@@ -72,99 +75,242 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. Streaming (beyond the book, after stage 06): a block of FAST_X × FAST_Y threads, one column
-// (j, k) each, walks FAST_Z planes along i. A thread's i-neighbours are its own column's
-// 2R + 1 planes in a register queue (q[R + d] holds plane i + d), so each plane of its column is
-// loaded once per chunk. Its j and k neighbours come from a shared-memory copy of plane i: the
-// block's FAST_Y rows of FAST_X cells (the threads' own q[R]) and a halo of R rows above and below
-// and R columns left and right (no corners: a star needs none). Two copies of the plane
-// alternate, so one barrier per plane suffices, and the next plane's loads are issued before the
-// barrier so they are in flight while the current plane is computed.
-// Rows start at k = 0, so a warp's loads and stores cover whole 128-byte lines when N is a
-// multiple of 32, and the boundary cells in a block's columns get their own value (the output
-// holds it already), as in stage 06, so the L2 seldom has to complete a partly written sector from
-// DRAM. The blocks along k end at the last interior column, N-1-R: no block is launched for the R
-// boundary columns alone (at N = 257 and R = 4, 4 blocks along k instead of 5), and at most those
-// R cells at a row's end stay unwritten. Change the shape here, or with nvcc -DTRY_FAST_X=...
+// 3. Streaming (beyond the book, after stage 06): each thread owns four neighbouring cells along k
+// (one float4) of one row j and walks a chunk of planes along i. A block is FAST_X × FAST_Y
+// threads: FAST_W = 4·FAST_X cells along k, FAST_Y rows along j.
+//  - i-neighbours: a register ring of the thread's own four cells in planes i-R .. i+R, and AHEAD
+//    more planes already on their way from memory. The ring is indexed with constants only (the
+//    loop over planes is unrolled by the ring's length), so no register is copied as it moves on.
+//  - j- and k-neighbours: a shared copy of plane i holding the block's rows (the threads' own
+//    cells, stored from the ring: no second load), R halo rows above and below, and one float4 left
+//    and right of each row (R <= 4 cells are needed there). No corners: a star needs none. The halo
+//    is copied straight from global to shared memory (cp.async), HALO_AHEAD planes ahead, into
+//    PLANES_S shared planes used in turn: one barrier per plane, and the copies in flight meanwhile.
+// Rows start at k = 0: when N is a multiple of 4 every load, copy and store is 16 bytes wide and a
+// warp's row is whole 32-byte sectors; the boundary cells among a block's columns are written with
+// their own value (stage 06's "whole sectors"). When N is not a multiple of 4, rows do not start
+// on a 16-byte boundary (ALIGNED = false): cells move 4 bytes at a time, and the halo copies and
+// the stores go through the row's cells in the order of the lanes (cell tx, tx + FAST_X, ...), so
+// that a warp's accesses still cover neighbouring bytes. The blocks along k end at the last
+// interior column, N-1-R.
 #ifndef TRY_FAST_X
-#define TRY_FAST_X 64
+#define TRY_FAST_X 16
 #endif
 #ifndef TRY_FAST_Y
-#define TRY_FAST_Y 4
+#define TRY_FAST_Y 8
 #endif
-#ifndef TRY_FAST_Z
-#define TRY_FAST_Z 16
+#ifndef TRY_FAST_AHEAD
+#define TRY_FAST_AHEAD 3
 #endif
-constexpr int FAST_X = TRY_FAST_X;  // threads (cells) along k per block
-constexpr int FAST_Y = TRY_FAST_Y;  // threads (rows) along j per block
-constexpr int FAST_Z = TRY_FAST_Z;  // planes per block along i
+#ifndef TRY_FAST_HALO_AHEAD
+#define TRY_FAST_HALO_AHEAD 3
+#endif
+#ifndef TRY_FAST_MIN_BLOCKS  // blocks per SM that __launch_bounds__ asks registers for, N a multiple of 4
+#define TRY_FAST_MIN_BLOCKS 4
+#endif
+#ifndef TRY_FAST_MIN_BLOCKS_UNALIGNED  // and N not a multiple of 4
+#define TRY_FAST_MIN_BLOCKS_UNALIGNED 5
+#endif
+constexpr int FAST_X = TRY_FAST_X;     // threads along k, four cells each
+constexpr int FAST_Y = TRY_FAST_Y;     // threads (rows) along j; the first R rows of threads copy the halo rows
+constexpr int FAST_W = 4 * FAST_X;     // cells along k per block
+constexpr int AHEAD = TRY_FAST_AHEAD;  // planes of the register ring on their way from memory
+constexpr int HALO_AHEAD = TRY_FAST_HALO_AHEAD;  // planes whose halo is on its way to shared memory
+constexpr int PLANES_S = 4;            // shared planes: the one read now and up to 3 being filled
+static_assert(FAST_Y >= int(kMaxOrder), "the halo rows are copied by the first R rows of threads");
+static_assert(HALO_AHEAD >= 1 && HALO_AHEAD < PLANES_S, "the halo's planes must fit the shared planes");
+static_assert(32 % FAST_X == 0, "a warp holds whole rows: it reorders its rows' results on its own");
 
-// The halo of plane i that this thread loads: threads with threadIdx.y < R load row j-R and row
-// j+FAST_Y of their column k; threads with threadIdx.x < R load column k-R and column k+FAST_X of
-// their row j. A cell outside the grid is never a neighbour of an output: 0.
-struct Halo {
-    float above, below, left, right;
+__device__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__device__ float4& shared4(float* p) { return *reinterpret_cast<float4*>(p); }
+
+// Four cells of a row, followed through the planes: cells ptr[o + e·step] (e = 0..3) where o is a
+// multiple of N², the plane's offset; bit e of `inside` says whether cell e lies in the grid.
+struct Cells {
+    const float* ptr;
+    unsigned inside;
+    int step;
 };
 
-template <int R>
-__device__ Halo load_halo(const float* __restrict__ in, unsigned int N, int i, int j, int k) {
+// The cells (j, k + e·step), e = 0..3, of every plane, if `use`. With step 1 and N a multiple of 4
+// the four are all inside the grid or all outside; then `ptr` points at cell (0, 0, 0) instead, so
+// that the kernel loads them without a test (values no output needs).
+template <bool ALIGNED>
+__device__ Cells cells_of(const float* in, unsigned N, int j, int k, bool use, int step = 1) {
     const int n = int(N);
-    Halo h = {0.0f, 0.0f, 0.0f, 0.0f};
-    const float* p = in + i * N * N;  // plane i
-    // ---- EXERCISE 4 of 5: the halo cells this thread loads (see the comment above Halo) ----
-    // TODO: threads with threadIdx.y < R (and k < N) load h.above = row j-R of plane i (always in
-    // the grid: j >= R) and h.below = row j+FAST_Y (only if j+FAST_Y < N), at column k.
-    // Threads with threadIdx.x < R (and j < N) load h.left = column k-R (only if k-R >= 0) and
-    // h.right = column k+FAST_X (only if k+FAST_X < N), in row j. p points at plane i.
-    // ---- END EXERCISE ----
-    return h;
+    unsigned inside = 0;
+    for (int e = 0; e < 4; ++e)
+        if (use && j >= 0 && j < n && k + e * step >= 0 && k + e * step < n) inside |= 1u << e;
+    return {ALIGNED && !inside ? in : in + (j * n + k), inside, step};
 }
 
-template <int R>
-__global__ void __launch_bounds__(FAST_X * FAST_Y)
-fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, StarCoefficients c) {
-    const int n = int(N);
-    const int k = blockIdx.x * FAST_X + threadIdx.x;      // from k = 0: rows start on line boundaries
-    const int j = R + blockIdx.y * FAST_Y + threadIdx.y;  // interior rows only
-    const int iStart = R + blockIdx.z * FAST_Z;
-    const int iEnd = min(iStart + FAST_Z, n - R);
-    const bool column = j < n && k < n;   // this thread's cell lies in the grid
-    const bool row = j < n - R && k < n;  // and in an interior row: the thread writes it
-    const int sy = threadIdx.y + R, sx = threadIdx.x + R;  // its cell in the shared plane
-
-    __shared__ float plane_s[2][FAST_Y + 2 * R][FAST_X + 2 * R];
-    const unsigned int plane = N * N;  // 32-bit unsigned indices, as in the book: N <= 1625
-    unsigned int at = iStart * plane + j * N + k;
-    float q[2 * R + 1];
-#pragma unroll
-    for (int d = -R; d <= R; ++d) q[R + d] = column ? in[at + d * plane] : 0.0f;
-    Halo h = load_halo<R>(in, N, iStart, j, k);
-
-    int b = 0;
-    for (int i = iStart; i < iEnd; ++i, at += plane, b ^= 1) {
-        plane_s[b][sy][sx] = q[R];
-        if (threadIdx.y < R) {
-            plane_s[b][threadIdx.y][sx] = h.above;
-            plane_s[b][sy + FAST_Y][sx] = h.below;
-        }
-        if (threadIdx.x < R) {
-            plane_s[b][sy][threadIdx.x] = h.left;
-            plane_s[b][sy][sx + FAST_X] = h.right;
-        }
-        const bool more = i + 1 < iEnd;
-        const float next = column && more ? in[at + (R + 1) * plane] : 0.0f;  // plane i+R+1 of this column
-        if (more) h = load_halo<R>(in, N, i + 1, j, k);
-        __syncthreads();  // plane_s[b] holds plane i; plane_s[b ^ 1] is free to be written next
-        // ---- EXERCISE 5 of 5: the sum from the queue (i) and the shared plane (j, k); store it; move the queue on ----
-        // TODO: 1. sum = c.w[0]·q[R], plus for d = 1..R: the k∓d neighbours plane_s[b][sy][sx∓d],
-        //    the j∓d neighbours plane_s[b][sy∓d][sx] and the i∓d neighbours q[R∓d], each with
-        //    c.w[star_weight(d, dir)];
-        // 2. if the thread's row is an interior row (`row`), store out[at]: the sum when k lies in
-        //    R..N-1-R, else q[R] (a boundary cell keeps its own value, written so that the row's
-        //    sectors are written whole);
-        // 3. move the queue on: q[p] = q[p+1] for p < 2R, and q[2R] = next.
-        // ---- END EXERCISE ----
+// A thread's own four cells (step 1) at plane offset o; when N is not a multiple of 4, those
+// outside the grid are 0.
+template <bool ALIGNED>
+__device__ float4 load_cells(Cells c, unsigned o) {
+    const float* p = c.ptr + o;
+    if constexpr (ALIGNED) {  // one 16-byte load
+        return load4(p);
+    } else {  // the row starts off a 16-byte boundary: four 4-byte loads
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (c.inside & 1) v.x = p[0];
+        if (c.inside & 2) v.y = p[1];
+        if (c.inside & 4) v.z = p[2];
+        if (c.inside & 8) v.w = p[3];
+        return v;
     }
+}
+
+// Starts copying the cells c at plane offset o straight into shared memory at dst (cell e to
+// dst[e·step]; cp.async: no register holds them, __pipeline_wait_prior waits for them). Cells
+// outside the grid are not copied: no output needs them.
+template <bool ALIGNED>
+__device__ void copy_cells(float* dst, Cells c, unsigned o) {
+    const float* p = c.ptr + o;
+    if constexpr (ALIGNED) {
+        if (c.inside) __pipeline_memcpy_async(dst, p, 16);
+    } else {
+        for (int e = 0; e < 4; ++e)
+            if (c.inside >> e & 1) __pipeline_memcpy_async(dst + e * c.step, p + e * c.step, 4);
+    }
+}
+
+// The shared copy of one plane: FAST_Y + 2R rows of FAST_W + 8 floats; the block's cells start at
+// column 4, its left neighbours are columns 0..3 and its right ones FAST_W + 4 .. FAST_W + 7.
+template <int R>
+using SharedPlane = float[FAST_Y + 2 * R][FAST_W + 8];
+
+// The part of a plane's halo that this thread copies: threads with threadIdx.y < R the rows j-R and
+// j+FAST_Y (four of their cells: the thread's own columns, or when N is not a multiple of 4 the
+// columns tx, tx + FAST_X, ...); the first and the last thread of each row the four cells left of
+// the block (k-4 .. k-1) and right of it (k+4 .. k+7).
+struct Halo {
+    Cells above, below, side;
+};
+
+template <int R, bool ALIGNED>
+__device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
+    const int sy = R + threadIdx.y, sx = 4 + (ALIGNED ? 4 * threadIdx.x : threadIdx.x);
+    copy_cells<ALIGNED>(&s[threadIdx.y][sx], h.above, o);
+    copy_cells<ALIGNED>(&s[sy + FAST_Y][sx], h.below, o);
+    copy_cells<ALIGNED>(&s[sy][threadIdx.x == 0 ? 0 : FAST_W + 4], h.side, o);
+    __pipeline_commit();  // one group per plane
+}
+
+// Writes the thread's four results r to row[0..3]. When N is not a multiple of 4 the warp first
+// trades them through shared memory (`stage`, the block's rows), so that its 4-byte stores go
+// through each row's cells in the order of the lanes: every store instruction then writes
+// neighbouring bytes, not every fourth float.
+template <bool ALIGNED, int ROWS>
+__device__ void store_cells(float* row, unsigned writes, float4 r, float (&stage)[ROWS][FAST_W]) {
+    if constexpr (ALIGNED) {
+        if (writes) *reinterpret_cast<float4*>(row) = r;
+    } else {
+        shared4(&stage[threadIdx.y][4 * threadIdx.x]) = r;
+        __syncwarp();
+        float* first = row - 4 * threadIdx.x;  // the block's first cell of the row, k0 = k - 4·tx
+        for (int e = 0; e < 4; ++e)
+            if (writes >> e & 1) first[threadIdx.x + e * FAST_X] = stage[threadIdx.y][threadIdx.x + e * FAST_X];
+    }
+}
+
+template <int R, bool ALIGNED>
+__global__ void __launch_bounds__(FAST_X * FAST_Y, ALIGNED ? TRY_FAST_MIN_BLOCKS : TRY_FAST_MIN_BLOCKS_UNALIGNED)
+fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, unsigned int zChunk,
+            StarCoefficients c) {
+    constexpr int L = 2 * R + 1 + AHEAD;  // the ring: planes i-R .. i+R+AHEAD
+    const int n = int(N);
+    const int k0 = blockIdx.x * FAST_W;   // the block's first column; rows start at k = 0
+    const int k = k0 + 4 * threadIdx.x;   // this thread's cells k .. k+3
+    const int j = R + blockIdx.y * FAST_Y + threadIdx.y;  // interior rows only
+    const int iStart = R + blockIdx.z * zChunk;
+    const int iEnd = min(iStart + int(zChunk), n - R);
+    const unsigned int plane = N * N;  // 32-bit unsigned indices, as in the book: N <= 1625
+
+    const Cells own = cells_of<ALIGNED>(in, N, j, k, true);
+    // Unaligned, halo rows and stores go through the row in the lanes' order: cell k0 + tx + e·FAST_X.
+    const int kl = ALIGNED ? k : k0 + threadIdx.x, step = ALIGNED ? 1 : FAST_X;
+    // ---- EXERCISE 4 of 5: the halo cells this thread copies (see the comment above Halo) ----
+    // TODO: three Cells, cells_of<ALIGNED>(in, N, row, first column, used, step): halo.above is row
+    // j-R and halo.below row j+FAST_Y, from column kl with step `step`, used by the threads with
+    // threadIdx.y < R; halo.side is row j from column k-4 for the first thread of a row
+    // (threadIdx.x == 0) and k+4 for the last (threadIdx.x == FAST_X-1), used by those two only.
+    const Halo halo = {cells_of<ALIGNED>(in, N, j, k, false), cells_of<ALIGNED>(in, N, j, k, false),
+                       cells_of<ALIGNED>(in, N, j, k, false)};
+    // ---- END EXERCISE ----
+    // The thread writes cells of an interior row (its own, or unaligned those in the lanes' order);
+    // the boundary cells among its own four (k < R or k > N-1-R) keep their own value.
+    const unsigned writes = j < n - R ? cells_of<ALIGNED>(in, N, j, kl, true, step).inside : 0;
+    bool interior[4];
+    for (int e = 0; e < 4; ++e) interior[e] = k + e >= R && k + e < n - R;
+
+    __shared__ __align__(16) SharedPlane<R> plane_s[PLANES_S];  // plane i is in plane_s[(i - iStart) % PLANES_S]
+    __shared__ __align__(16) float stage_s[ALIGNED ? 1 : FAST_Y][FAST_W];  // unaligned stores' reordering
+    const int sy = R + threadIdx.y, sx = 4 + 4 * threadIdx.x;  // its cells in the shared plane
+    // Planes past the grid's last are never used: the grid's last plane is loaded in their place.
+    const unsigned last = (n - 1) * plane;
+    // The ring: plane iStart-R+m is in q[m % L]. Planes iStart-R .. iStart+R+AHEAD-1 now; the last
+    // slot is loaded in the loop's first step.
+    float4 q[L];
+#pragma unroll
+    for (int m = 0; m < L - 1; ++m) q[m] = load_cells<ALIGNED>(own, min((iStart - R + m) * plane, last));
+#pragma unroll
+    for (int m = 0; m < HALO_AHEAD; ++m) copy_halo<R, ALIGNED>(plane_s[m], halo, min((iStart + m) * plane, last));
+    shared4(&plane_s[0][sy][sx]) = q[R];
+    __pipeline_wait_prior(HALO_AHEAD - 1);  // plane iStart's halo has landed
+    __syncthreads();
+
+    unsigned at = iStart * plane;  // plane i's offset
+    for (int i0 = iStart; i0 < iEnd; i0 += L) {
+#pragma unroll
+        for (int s = 0; s < L; ++s, at += plane) {  // plane i = i0 + s: plane i+d is in q[(s + R + d) % L]
+            const int i = i0 + s;
+            if (i >= iEnd) break;
+            const int b = i - iStart;
+            SharedPlane<R>& p = plane_s[b % PLANES_S];
+            q[(s + L - 1) % L] = load_cells<ALIGNED>(own, min(at + (R + AHEAD) * plane, last));
+            copy_halo<R, ALIGNED>(plane_s[(b + HALO_AHEAD) % PLANES_S], halo, min(at + HALO_AHEAD * plane, last));
+            const float4 self = q[(s + R) % L];  // this thread's cells of plane i
+            float sum[4];
+            // ---- EXERCISE 5 of 5: the four sums from the ring (i) and the shared plane (j, k) ----
+            // TODO: sum[e], the output of cell k+e (e = 0..3): c.w[0]·self, plus for d = 1..R
+            //   - the k∓d neighbours, from row sy of the shared plane p: the float4s at sx-4 and
+            //     sx+4 hold cells k-4..k-1 and k+4..k+7, self holds k..k+3;
+            //   - the j∓d neighbours, the float4s at p[sy∓d][sx];
+            //   - the i∓d neighbours, the ring's q[(s + R ∓ d) % L];
+            // each with its weight c.w[star_weight(d, dir)]. (shared4(&p[y][x]) reads a float4.)
+            for (int e = 0; e < 4; ++e) sum[e] = 0.0f;
+            // ---- END EXERCISE ----
+            const float4 r = make_float4(interior[0] ? sum[0] : self.x, interior[1] ? sum[1] : self.y,
+                                         interior[2] ? sum[2] : self.z, interior[3] ? sum[3] : self.w);
+            store_cells<ALIGNED>(out + (j * n + k) + at, writes, r, stage_s);
+            shared4(&plane_s[(b + 1) % PLANES_S][sy][sx]) = q[(s + R + 1) % L];  // plane i+1's own cells
+            __pipeline_wait_prior(HALO_AHEAD - 1);  // and its halo, copied HALO_AHEAD - 1 planes ago
+            __syncthreads();  // plane i+1 is complete, and every thread is done reading plane i
+        }
+    }
+}
+
+// Planes per block along i: the most (64, 32, 16 or 8) that still make kFastBlocksPerSm blocks for
+// every SM. Long chunks re-read fewer planes (each chunk also reads the R planes before and after
+// it), short ones keep every SM busy at small N.
+#ifndef TRY_FAST_Z
+#define TRY_FAST_Z 0  // 0: chosen from N as above
+#endif
+constexpr unsigned kFastBlocksPerSm = 16;
+unsigned fast_planes(unsigned N, unsigned R) {
+    if (TRY_FAST_Z > 0) return TRY_FAST_Z;
+    static const unsigned sms = [] {
+        int device = 0, count = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return unsigned(count);
+    }();
+    if (N <= 2 * R) return 8;  // no interior: nothing is launched
+    const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, FAST_Y);  // blocks per chunk
+    unsigned z = 64;
+    while (z > 8 && layer * ceil_div(N - 2 * R, z) < kFastBlocksPerSm * sms) z /= 2;
+    return z;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,9 +327,11 @@ Status launch_order(const float* in, float* out, unsigned N, const StarCoefficie
         dim3 grid(ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM));
         tiled_kernel<R><<<grid, block, 0, s>>>(in, out, N, c);
     } else {
+        const unsigned z = fast_planes(N, R);
         dim3 block(FAST_X, FAST_Y, 1);
-        dim3 grid(ceil_div(N - R, FAST_X), ceil_div(N - 2 * R, FAST_Y), ceil_div(N - 2 * R, FAST_Z));
-        fast_kernel<R><<<grid, block, 0, s>>>(in, out, N, c);
+        dim3 grid(ceil_div(N - R, FAST_W), ceil_div(N - 2 * R, FAST_Y), ceil_div(N - 2 * R, z));
+        if (N % 4 == 0) fast_kernel<R, true><<<grid, block, 0, s>>>(in, out, N, z, c);
+        else fast_kernel<R, false><<<grid, block, 0, s>>>(in, out, N, z, c);
     }
     return cudaGetLastError();
 }
@@ -201,7 +349,7 @@ Status launch_stencil_order(const float* in, float* out, unsigned N, const StarC
 }
 
 template <int R>
-OrderKernelInfo describe_order(OrderKernel kernel) {
+OrderKernelInfo describe_order(OrderKernel kernel, unsigned N) {
     OrderKernelInfo info{};
     if (kernel == OrderKernel::Basic) {
         info = {"Fig. 8.6", {}, {}, reinterpret_cast<const void*>(basic_kernel<R>), dim3(BASIC_X, BASIC_Y, BASIC_Z), 0};
@@ -210,19 +358,22 @@ OrderKernelInfo describe_order(OrderKernel kernel) {
         info = {"Fig. 8.12", {IN_TILE_DIM, out_tile, 0, 0}, {{out_tile, out_tile, out_tile}, {0, 0, 0}},
                 reinterpret_cast<const void*>(tiled_kernel<R>), dim3(IN_TILE_DIM, IN_TILE_DIM, 1), 0};
     } else {
-        info = {"beyond the book", {0, FAST_Z, FAST_X, FAST_Y}, {{FAST_Z, FAST_Y, FAST_X}, {R, R, 0}},
-                reinterpret_cast<const void*>(fast_kernel<R>), dim3(FAST_X, FAST_Y, 1), 0};
+        const unsigned z = fast_planes(N, R);
+        const void* kernel = N % 4 == 0 ? reinterpret_cast<const void*>(fast_kernel<R, true>)
+                                        : reinterpret_cast<const void*>(fast_kernel<R, false>);
+        info = {"beyond the book", {0, z, FAST_W, FAST_Y}, {{z, FAST_Y, FAST_W}, {R, R, 0}}, kernel,
+                dim3(FAST_X, FAST_Y, 1), 0};
     }
     return info;
 }
 
+// The fast kernel's instance (N % 4) and chunk of planes depend on N.
 OrderKernelInfo describe_stencil_order(OrderKernel kernel, unsigned R, unsigned N) {
-    (void)N;  // the kernels' shapes do not depend on N
     switch (R) {
-    case 1: return describe_order<1>(kernel);
-    case 2: return describe_order<2>(kernel);
-    case 3: return describe_order<3>(kernel);
-    default: return describe_order<4>(kernel);
+    case 1: return describe_order<1>(kernel, N);
+    case 2: return describe_order<2>(kernel, N);
+    case 3: return describe_order<3>(kernel, N);
+    default: return describe_order<4>(kernel, N);
     }
 }
 

@@ -290,8 +290,8 @@ OpbModel order_opb(OrderKernel k, unsigned R, const OrderTiles& t) {
         return {flops * out / (4.0 * in), s.str()};
     }
     case OrderKernel::Fast: {
-        double loads = 1.0 + 2.0 * R / t.Z + 2.0 * R / t.BY + 2.0 * R / t.BX;
-        s << "(12R+1) / (4·(1 + 2R/Z + 2R/BY + 2R/BX)), R = " << R << ", Z = " << t.Z << ", BX×BY = " << t.BX << "×"
+        double loads = 1.0 + 2.0 * R / t.Z + 2.0 * R / t.BY + 8.0 / t.BX;
+        s << "(12R+1) / (4·(1 + 2R/Z + 2R/BY + 8/BX)), R = " << R << ", Z = " << t.Z << ", BX×BY = " << t.BX << "×"
           << t.BY;
         return {flops / (4.0 * loads), s.str()};
     }

@@ -71,15 +71,16 @@ CheckResult check_output_order(const float* in, const float* out, unsigned N, un
 //   Basic  (Fig. 8.6): every output loads its 6R + 1 inputs: (12R+1) / (4·(6R+1)).
 //   Tiled  (Fig. 8.12): a T×T plane per step with a halo of R, Z output planes per block:
 //          (12R+1)·(T-2R)²·Z / (4·T²·(Z+2R)); with Z = T-2R as in the book, (12R+1)·(T-2R)³ / (4·T³).
-//   Fast   (beyond the book): a BX×BY block walks Z planes; per output its own cell (plus 2R planes
-//          per chunk of Z) and the j and k halos of its plane: (12R+1) / (4·(1 + 2R/Z + 2R/BY + 2R/BX)).
+//   Fast   (beyond the book): a block of BX×BY cells walks Z planes; per output its own cell (plus
+//          2R planes per chunk of Z), the j halo (2R rows) and the k halo (a float4 each side) of its
+//          plane: (12R+1) / (4·(1 + 2R/Z + 2R/BY + 8/BX)).
 // All tend to the bound (12R+1)/4 as the tiles grow.
 enum class OrderKernel { Basic, Tiled, Fast };
 const char* order_kernel_name(OrderKernel k);  // "basic", "tiled", "fast"
 struct OrderTiles {
     unsigned T = 0;           // Tiled: the input tile's edge
     unsigned Z = 0;           // Tiled, Fast: output planes per block
-    unsigned BX = 0, BY = 0;  // Fast: threads along k and j
+    unsigned BX = 0, BY = 0;  // Fast: cells along k and j
 };
 OpbModel order_opb(OrderKernel k, unsigned R, const OrderTiles& t);
 inline double order_opb_bound(unsigned R) { return star_flops(int(R)) / 4.0; }

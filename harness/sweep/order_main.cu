@@ -141,10 +141,11 @@ int main(int argc, char** argv) {
         for (unsigned R : oo.orders) {
             const StarCoefficients c = random_star_coefficients(o.seed, R);
             for (OrderKernel k : oo.kernels) {
-                const OrderKernelInfo info = kOrderStage.describe(k, R, 0);
-                const Resources res = kernel_resources(g, info.kernel, info.block, info.dynamic_shared_bytes);
                 bool header = false;
                 for (unsigned N : o.sizes) {
+                    // The kernel's instance and chunk may depend on N (stage 10's fast kernel: N % 4, N's chunk).
+                    const OrderKernelInfo info = kOrderStage.describe(k, R, N);
+                    const Resources res = kernel_resources(g, info.kernel, info.block, info.dynamic_shared_bytes);
                     RunRecord r = sweep_run::run_size(
                         g, o, N, describe_run(g, N, R, k, info, res, peak),
                         [&](const float* in, float* out, cudaStream_t s) {
