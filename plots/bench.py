@@ -10,7 +10,8 @@ far and about how long is left. The default took 3m19s on an H100 and draws the 
 07 and 08 from 256 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json;
 --only-heat: stages 07 and 08 alone, into that file), or `python3 course.py bench --only-08` to
 measure stage 08 against stage 07 again (a few minutes, not ten) into this GPU's results file,
-keeping the rest. A part measured alone names its own date and commit.
+keeping the rest, or `--only-10` for stage 10 and the CuPy/PyTorch stencils of order R beside it.
+A part measured alone names its own date and commit.
 Without a GPU it says so and draws the figures from the shipped results in plots/results/.
 One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
 plots/figures/<gpu>/."""
@@ -182,6 +183,8 @@ def parse(argv):
     ap.add_argument("--no-many-gpus", action="store_true", help="skip stage 09's scaling over the GPUs")
     ap.add_argument("--only-08", action="store_true",
                     help="only stage 08 against stage 07, replacing that part of this GPU's results file")
+    ap.add_argument("--only-10", action="store_true",
+                    help="only stage 10 (and CuPy/PyTorch beside it), replacing that part of this GPU's results file")
     ap.add_argument("--only-heat", action="store_true",
                     help="with --sweep: only stages 07 and 08, replacing that part of this GPU's sweep file")
     a = ap.parse_args(argv)
@@ -235,6 +238,8 @@ def main(root, build, stages, exercise_state, argv):
             return 1
     if a.only_08:
         return only_fused(root, build, a.reps or 50)
+    if a.only_10:
+        return only_high_order(root, build, a)
     sizes = [int(x) for x in a.n.split(",")]
 
     present, why = gpu_present(build)
@@ -357,23 +362,30 @@ def run_alternatives(part, doc, build, a, tmp, number):
     """The last measuring part, and an optional one: stopped (Ctrl-C, or `timeout`), the bench still
     writes and draws everything measured before it."""
     import plan
-    from alternatives import measure, measure_orders
+    from alternatives import measure
     sizes = [int(x) for x in a.n.split(",")]
     checked, _ = plan.split_sizes(sizes, quick=not a.full)
     previous = signal.signal(signal.SIGTERM, stop_on_sigterm)
     try:
         measure(sizes, part.extra.get("reps", a.reps or 20), doc["runs"], say, records=doc["alternatives"],
                 check_sizes=checked)
-        high = doc.get("high_order")
-        if high:
-            order_checked = plan.HIGH_ORDER_SIZES if a.full else plan.HIGH_ORDER_SIZES[:1]
-            measure_orders(high["sizes"], plan.HIGH_ORDER_ORDERS, part.extra.get("reps", a.reps or 20), high["runs"],
-                           say, records=high["alternatives"], check_sizes=[n for n in order_checked if n in high["sizes"]])
+        order_alternatives(doc.get("high_order"), part.extra.get("reps", a.reps or 20), a.full)
     except KeyboardInterrupt:
         say(f"bench: stopped while measuring the CuPy/PyTorch alternatives; writing the results with the "
             f"{len(doc['alternatives'])} measured before")
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def order_alternatives(high, reps, full):
+    """CuPy and PyTorch's stencils of order R beside stage 10's runs (the section `high`, if any),
+    into its "alternatives"; checked at the first of its sizes (all of them with --full)."""
+    import plan
+    from alternatives import measure_orders
+    if high:
+        order_checked = plan.HIGH_ORDER_SIZES if full else plan.HIGH_ORDER_SIZES[:1]
+        measure_orders(high["sizes"], plan.HIGH_ORDER_ORDERS, reps, high["runs"], say, records=high["alternatives"],
+                       check_sizes=[n for n in order_checked if n in high["sizes"]])
 
 
 RUN_PART = {"one_sweep": run_one_sweep, "convergence": run_convergence, "heat": run_heat, "fused": run_fused,
@@ -402,6 +414,27 @@ def finish(root, doc, a, parts, progress):
     return draw(doc, slug(doc["gpu"]))
 
 
+def into_results(root, device, flag, part, put):
+    """Puts a part measured alone into this GPU's results file in place of the old one: put(doc)
+    replaces it, or says why the file cannot take it; then validates and writes. The document,
+    or None after saying why not."""
+    path = RESULTS / f"{slug(device)}.json"
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    try:
+        doc = load_results(path)
+    except (OSError, ValueError, ResultsError) as e:
+        say(f"bench {flag}: {shown} cannot take the new part ({e}): run the whole bench first")
+        return None
+    why = put(doc)
+    if why:
+        say(f"bench {flag}: {shown} {why}: run the whole bench first")
+        return None
+    validate(doc)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    say(f"\nwrote {shown} ({part})")
+    return doc
+
+
 def only_fused(root, build, reps):
     """Stage 08 against stage 07 again, put into this GPU's results file in place of the old part;
     the part records its own date and commit (heat.fused_run), which its figure shows."""
@@ -420,23 +453,56 @@ def only_fused(root, build, reps):
     if not fused:
         say("bench --only-08: no run produced a record")
         return 1
-    path = RESULTS / f"{slug(fused[0]['device'])}.json"
-    shown = path.relative_to(root) if path.is_relative_to(root) else path
-    try:
-        doc = load_results(path)
-    except (OSError, ValueError, ResultsError) as e:
-        say(f"bench --only-08: {shown} cannot take the new part ({e}): run the whole bench first")
+
+    def put(doc):
+        if not doc.get("heat"):
+            return "has no heat-equation part"
+        doc["heat"]["fused"] = fused
+        doc["heat"]["fused_run"] = environment(root)
+    doc = into_results(root, fused[0]["device"], "--only-08", "stage 08's part", put)
+    if doc is None:
         return 1
-    if not doc.get("heat"):
-        say(f"bench --only-08: {shown} has no heat-equation part: run the whole bench first")
-        return 1
-    doc["heat"]["fused"] = fused
-    doc["heat"]["fused_run"] = environment(root)
-    validate(doc)
-    path.write_text(json.dumps(doc, indent=1) + "\n")
-    say(f"\nwrote {shown} (stage 08's part)")
     from heat_bench import summary as heat_summary
     heat_summary(doc["heat"])
+    return draw(doc, slug(doc["gpu"]))
+
+
+def only_high_order(root, build, a):
+    """Stage 10 again (every order and kernel, and CuPy/PyTorch beside it unless
+    --no-alternatives), put into this GPU's results file in place of the old part; the part
+    records its own date and commit (high_order.run), which its figure shows."""
+    import plan
+    present, why = gpu_present(build)
+    if not present or not (build / f"stage_{HIGH_ORDER_STAGE}_solution").exists():
+        say(f"bench --only-10: {why or 'stage 10 was not built'}")
+        return 1
+    parts = plan.main_plan(build, [int(x) for x in a.n.split(",")], a.reps, a.full, one_sweep=[], convergence=False,
+                           heat=False, fused=False, high_order=True, ncu=False, alternatives=not a.no_alternatives)
+    measured = {"gpu": None}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for number, part in enumerate(parts):
+                if part.key == "high_order":
+                    say(f"bench --only-10: {part.title}")
+                    run_high_order(part, measured, build, a, Path(tmp), number)
+                elif part.key == "alternatives":
+                    say("bench --only-10: CuPy and PyTorch, R = 1..4")
+                    order_alternatives(measured.get("high_order"), part.extra.get("reps", a.reps or 20), a.full)
+    except (BenchStopped, KeyboardInterrupt) as e:
+        say(f"bench --only-10: stopped ({e or 'interrupted'})")
+        return 1
+    section = measured.get("high_order")
+    if not section:
+        say("bench --only-10: no run produced a record")
+        return 1
+
+    def put(doc):
+        doc["high_order"] = {**section, "run": environment(root)}
+    doc = into_results(root, section["runs"][0]["device"], "--only-10", "stage 10's part", put)
+    if doc is None:
+        return 1
+    from high_order_plot import summary as high_order_summary
+    high_order_summary(doc["high_order"], say)
     return draw(doc, slug(doc["gpu"]))
 
 

@@ -123,7 +123,7 @@ def draw_high_order(doc, path):
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False, title="higher is better",
               title_fontsize=9)
     heading(fig, ax, doc, f"Stage 10: stencils of order R at N = {n}, as a share of a device-to-device copy",
-            subtitle(doc))
+            subtitle({**doc, **(section.get("run") or {})}))
     return save(fig, path, doc, "high order: % of copy against R")
 
 

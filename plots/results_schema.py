@@ -40,7 +40,8 @@ What is checked, beyond types:
   sizes where the same program and options were checked; check.ok is that check's verdict;
 - the optional "high_order" section (stage 10; absent in older files) holds runs, one record of
   the stage 10 program per (kernel, order, n), whose points and flops_per_point must be those of
-  the star of its order (6R + 1 and 12R + 1), and alternatives, one per (name, order, n).
+  the star of its order (6R + 1 and 12R + 1), and alternatives, one per (name, order, n); and
+  run (date, commit, nvcc, driver) where `bench --only-10` measured that part after the rest.
 
 The sweep (`course.py bench --sweep`) has a file of its own, "schema": "pmpp-stencil-sweep/1",
 in plots/results/sweep/: validate_sweep(doc) and load_sweep(path) check it the same way. Its
@@ -433,6 +434,7 @@ HIGH_ORDER = record({
     "runs": list_of(HIGH_ORDER_RUN, nonempty="expected stage 10's runs"),
     "alternatives": optional(list_of(HIGH_ORDER_ALTERNATIVE)),
     "sizes": optional(list_of(SIZE)),
+    "run": optional(record({k: STRING for k in ("date", "commit", "nvcc", "driver")})),  # `bench --only-10`
 })
 
 RESULTS = record({

@@ -624,6 +624,45 @@ def bench_tests():
         validate(after)
 
     @test
+    def only_10_replaces_that_part_and_names_its_run():
+        import bench
+        doc = fixture()
+        fresh = copy.deepcopy(doc["high_order"])
+        fresh["runs"][0]["copy_gbps"] *= 1.01
+        del doc["high_order"]
+        calls = []
+
+        def measure_runs(part, measured, build, a, tmp, number):
+            calls.append(part.key)
+            measured["high_order"] = {**fresh, "alternatives": []}
+
+        def measure_alternatives(high, reps, full):
+            calls.append("alternatives")
+            high["alternatives"] += copy.deepcopy(fresh["alternatives"])
+        saved = (bench.RESULTS, bench.gpu_present, bench.run_high_order, bench.order_alternatives, bench.draw)
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                bench.RESULTS = Path(tmp)
+                bench.gpu_present = lambda build: (True, "")
+                bench.run_high_order, bench.order_alternatives = measure_runs, measure_alternatives
+                bench.draw = lambda d, name: 0
+                (Path(tmp) / "stage_10_high_order_solution").touch()
+                path = Path(tmp) / f"{bench.slug(fresh['runs'][0]['device'])}.json"
+                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-10"])
+                assert code == 1 and "run the whole bench first" in printed, printed
+                path.write_text(json.dumps(doc))
+                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-10"])
+                assert code == 0, printed
+                after = json.loads(path.read_text())
+            finally:
+                bench.RESULTS, bench.gpu_present, bench.run_high_order, bench.order_alternatives, bench.draw = saved
+        assert calls == ["high_order", "alternatives"] * 2, calls
+        assert {k: v for k, v in after["high_order"].items() if k != "run"} == fresh, "stage 10's part is the new one"
+        assert set(after["high_order"]["run"]) == {"date", "commit", "nvcc", "driver"}
+        assert {k: v for k, v in after.items() if k != "high_order"} == doc, "the rest is kept"
+        validate(after)
+
+    @test
     def heat_bench_measures_every_part():
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
