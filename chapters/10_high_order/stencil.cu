@@ -75,187 +75,178 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. Streaming (beyond the book, after stage 06): each thread owns four neighbouring cells along k
-// (one float4) of one row j and walks a chunk of planes along i. A block is FAST_X × FAST_Y
+// 3. Streaming (beyond the book, after stage 06): each thread owns four neighbouring cells of one
+// row j, k .. k+3 with k = 4·tx, and walks a chunk of planes along i. A block is FAST_X × FAST_Y
 // threads: FAST_W = 4·FAST_X cells along k, FAST_Y rows along j.
-//  - i-neighbours: a register ring of the thread's own four cells in planes i-R .. i+R, and AHEAD
-//    more planes already on their way from memory. The ring is indexed with constants only (the
-//    loop over planes is unrolled by the ring's length), so no register is copied as it moves on.
+//  - i-neighbours: a register ring of the thread's four cells in planes i-R .. i+R, and AHEAD more
+//    planes already on their way from memory. The ring is indexed with constants only (the loop
+//    over planes is unrolled by the ring's length), so no register is copied as it moves on.
 //  - j- and k-neighbours: a shared copy of plane i holding the block's rows (the threads' own
-//    cells, stored from the ring: no second load), R halo rows above and below, and one float4 left
-//    and right of each row (R <= 4 cells are needed there). No corners: a star needs none. The halo
+//    cells, stored from the ring: no second load), R halo rows above and below, and four cells
+//    left and right of each row (R <= 4 are needed there). No corners: a star needs none. The halo
 //    is copied straight from global to shared memory (cp.async), HALO_AHEAD planes ahead, into
 //    PLANES_S shared planes used in turn: one barrier per plane, and the copies in flight meanwhile.
-// Rows start at k = 0: when N is a multiple of 4 every load, copy and store is 16 bytes wide and a
-// warp's row is whole 32-byte sectors; the boundary cells among a block's columns are written with
-// their own value (stage 06's "whole sectors"). When N is not a multiple of 4, rows do not start
-// on a 16-byte boundary (ALIGNED = false): cells move 4 bytes at a time, and the halo copies and
-// the stores go through the row's cells in the order of the lanes (cell tx, tx + FAST_X, ...), so
-// that a warp's accesses still cover neighbouring bytes. The blocks along k end at the last
-// interior column, N-1-R.
+// When N is a multiple of 4 (ALIGNED) every load, copy and store is 16 bytes wide, and a warp's row
+// is whole 32-byte sectors (the boundary cells among a block's columns are written with their own
+// value, stage 06's "whole sectors"). Otherwise rows do not start on a 16-byte boundary and global
+// memory moves 4 bytes at a time; the halo is then copied, and the results stored, in the order of
+// the lanes (cells k0 + tx, k0 + tx + FAST_X, ...), so that a warp's accesses are neighbouring
+// bytes. The blocks along k end at the last interior column, N-1-R.
 #ifndef TRY_FAST_X
 #define TRY_FAST_X 16
 #endif
 #ifndef TRY_FAST_Y
 #define TRY_FAST_Y 8
 #endif
-#ifndef TRY_FAST_AHEAD
-#define TRY_FAST_AHEAD 3
-#endif
 #ifndef TRY_FAST_HALO_AHEAD
 #define TRY_FAST_HALO_AHEAD 3
 #endif
-#ifndef TRY_FAST_MIN_BLOCKS  // blocks per SM that __launch_bounds__ asks registers for, N a multiple of 4
+#ifndef TRY_FAST_MIN_BLOCKS  // blocks per SM that __launch_bounds__ asks registers for
 #define TRY_FAST_MIN_BLOCKS 4
 #endif
-#ifndef TRY_FAST_MIN_BLOCKS_UNALIGNED  // and N not a multiple of 4
-#define TRY_FAST_MIN_BLOCKS_UNALIGNED 5
-#endif
-constexpr int FAST_X = TRY_FAST_X;     // threads along k, four cells each
-constexpr int FAST_Y = TRY_FAST_Y;     // threads (rows) along j; the first R rows of threads copy the halo rows
-constexpr int FAST_W = 4 * FAST_X;     // cells along k per block
-constexpr int AHEAD = TRY_FAST_AHEAD;  // planes of the register ring on their way from memory
+constexpr int FAST_X = TRY_FAST_X;  // threads along k, four cells each
+constexpr int FAST_Y = TRY_FAST_Y;  // threads (rows) along j
+constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
 constexpr int HALO_AHEAD = TRY_FAST_HALO_AHEAD;  // planes whose halo is on its way to shared memory
-constexpr int PLANES_S = 4;            // shared planes: the one read now and up to 3 being filled
-static_assert(FAST_Y >= int(kMaxOrder), "the halo rows are copied by the first R rows of threads");
-static_assert(HALO_AHEAD >= 1 && HALO_AHEAD < PLANES_S, "the halo's planes must fit the shared planes");
+constexpr int PLANES_S = 4;         // shared planes: the one read now and up to 3 being filled
+// Planes of the register ring on their way from memory: 3, or 5 where that makes the ring's length
+// 2R + 1 + AHEAD a multiple of PLANES_S, so that the unrolled loop names each shared plane with a
+// constant too.
+__host__ __device__ constexpr int ring_ahead(int R) { return (2 * R + 1 + 3) % PLANES_S == 0 ? 3 : 5; }
+// A shared row: 4 cells left of the block, FAST_W of it, 4 right, and 8 unused (a warp's two rows
+// on different banks when it reads one float per lane).
+constexpr int ROW_S = FAST_W + 16;
+static_assert(2 * FAST_Y <= FAST_X * FAST_Y && 2 * int(kMaxOrder) * FAST_X <= FAST_X * FAST_Y,
+              "a block's threads copy its halo: 2R rows of FAST_X groups, and 2·FAST_Y sides");
 static_assert(32 % FAST_X == 0, "a warp holds whole rows: it reorders its rows' results on its own");
+static_assert(HALO_AHEAD >= 1 && HALO_AHEAD < PLANES_S, "the halo's planes must fit the shared planes");
 
 __device__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 __device__ float4& shared4(float* p) { return *reinterpret_cast<float4*>(p); }
+__device__ float part(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w; }
 
-// Four cells of a row, followed through the planes: cells ptr[o + e·step] (e = 0..3) where o is a
-// multiple of N², the plane's offset; bit e of `inside` says whether cell e lies in the grid.
-struct Cells {
-    const float* ptr;
-    unsigned inside;
-    int step;
-};
-
-// The cells (j, k + e·step), e = 0..3, of every plane, if `use`. With step 1 and N a multiple of 4
-// the four are all inside the grid or all outside; then `ptr` points at cell (0, 0, 0) instead, so
-// that the kernel loads them without a test (values no output needs).
+// Four cells p[0..3] (one 16-byte load when aligned). Past a row's end they are the next row's
+// first cells, which no output needs: a single instruction reads them whatever they are. Only at
+// the grid's very end (its last row, in its last plane) would that run past the array; there
+// load_cells_inside reads only the cells that lie in the grid (bit e of `inside`).
 template <bool ALIGNED>
-__device__ Cells cells_of(const float* in, unsigned N, int j, int k, bool use, int step = 1) {
-    const int n = int(N);
-    unsigned inside = 0;
-    for (int e = 0; e < 4; ++e)
-        if (use && j >= 0 && j < n && k + e * step >= 0 && k + e * step < n) inside |= 1u << e;
-    return {ALIGNED && !inside ? in : in + (j * n + k), inside, step};
+__device__ float4 load_cells(const float* p) {
+    if constexpr (ALIGNED) return load4(p);
+    else return make_float4(p[0], p[1], p[2], p[3]);
 }
-
-// A thread's own four cells (step 1) at plane offset o; when N is not a multiple of 4, those
-// outside the grid are 0.
 template <bool ALIGNED>
-__device__ float4 load_cells(Cells c, unsigned o) {
-    const float* p = c.ptr + o;
-    if constexpr (ALIGNED) {  // one 16-byte load
-        return load4(p);
-    } else {  // the row starts off a 16-byte boundary: four 4-byte loads
-        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (c.inside & 1) v.x = p[0];
-        if (c.inside & 2) v.y = p[1];
-        if (c.inside & 4) v.z = p[2];
-        if (c.inside & 8) v.w = p[3];
-        return v;
-    }
-}
-
-// Starts copying the cells c at plane offset o straight into shared memory at dst (cell e to
-// dst[e·step]; cp.async: no register holds them, __pipeline_wait_prior waits for them). Cells
-// outside the grid are not copied: no output needs them.
-template <bool ALIGNED>
-__device__ void copy_cells(float* dst, Cells c, unsigned o) {
-    const float* p = c.ptr + o;
+__device__ float4 load_cells_inside(const float* p, unsigned inside) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if constexpr (ALIGNED) {
-        if (c.inside) __pipeline_memcpy_async(dst, p, 16);
+        if (inside) v = load4(p);
     } else {
-        for (int e = 0; e < 4; ++e)
-            if (c.inside >> e & 1) __pipeline_memcpy_async(dst + e * c.step, p + e * c.step, 4);
+        if (inside & 1) v.x = p[0];
+        if (inside & 2) v.y = p[1];
+        if (inside & 4) v.z = p[2];
+        if (inside & 8) v.w = p[3];
+    }
+    return v;
+}
+
+// Starts copying four cells p[e·STEP] (e = 0..3) straight into shared memory at dst[e·STEP]
+// (cp.async: no register holds them; __pipeline_wait_prior waits for them): one 16-byte copy when
+// aligned (STEP 1), else four 4-byte ones.
+template <bool ALIGNED, int STEP>
+__device__ void copy_cells(float* dst, const float* p) {
+    if constexpr (ALIGNED) {
+        __pipeline_memcpy_async(dst, p, 16);
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) __pipeline_memcpy_async(dst + e * STEP, p + e * STEP, 4);
     }
 }
 
-// The shared copy of one plane: FAST_Y + 2R rows of FAST_W + 8 floats; the block's cells start at
-// column 4, its left neighbours are columns 0..3 and its right ones FAST_W + 4 .. FAST_W + 7.
+// The shared copy of one plane: FAST_Y + 2R rows; the block's cells start at column 4, its left
+// neighbours are columns 0..3 and its right ones FAST_W + 4 .. FAST_W + 7.
 template <int R>
-using SharedPlane = float[FAST_Y + 2 * R][FAST_W + 8];
+using SharedPlane = float[FAST_Y + 2 * R][ROW_S];
 
-// The part of a plane's halo that this thread copies: threads with threadIdx.y < R the rows j-R and
-// j+FAST_Y (four of their cells: the thread's own columns, or when N is not a multiple of 4 the
-// columns tx, tx + FAST_X, ...); the first and the last thread of each row the four cells left of
-// the block (k-4 .. k-1) and right of it (k+4 .. k+7).
+// What one thread copies of each plane's halo (pointers to plane 0's cells; shared rows and columns
+// of a SharedPlane). The 2R halo rows are FAST_X groups of four cells each; thread t (threadIdx.y ·
+// FAST_X + threadIdx.x) < 2R·FAST_X copies group t % FAST_X of halo row t / FAST_X (rows j0-R ..
+// j0-1, then j0+FAST_Y .. j0+FAST_Y+R-1; aligned a group is four neighbours, else every FAST_X-th
+// cell). The last 2·FAST_Y threads copy the sides: four cells left of row j0 + g/2 of the block
+// when g = t - (FAST_X·FAST_Y - 2·FAST_Y) is even, right of it when odd. Rows past the grid are not
+// copied: no output needs them.
 struct Halo {
-    Cells above, below, side;
+    const float *row, *side;
+    int row_y, row_x, side_y, side_x;
+    bool rows, sides;
 };
+
+template <int R, bool ALIGNED>
+__device__ Halo halo_of(const float* in, unsigned N, int j0, int k0) {
+    const int n = int(N), t = threadIdx.y * FAST_X + threadIdx.x;
+    Halo h{};
+    // ---- EXERCISE 4 of 5: the halo cells this thread copies (see the comment above Halo) ----
+    // TODO: fill h (see the comment above Halo). Thread t copies group g = t % FAST_X of halo row
+    // r = t / FAST_X when r < 2R and that row lies in the grid: h.rows, its shared row h.row_y (r
+    // for the rows above, FAST_Y + r below), column h.row_x (4 + 4g aligned, else 4 + g) and
+    // h.row = the global cells that go there (row j0-R+r or j0+FAST_Y+r-R, column k0 + h.row_x - 4).
+    // The last 2·FAST_Y threads (u = t - (FAST_X·FAST_Y - 2·FAST_Y) >= 0) copy the sides: h.sides
+    // if row j0 + u/2 lies in the grid, h.side_y = R + u/2, h.side_x = 0 (u even) or FAST_W + 4,
+    // and h.side = the global cells at column k0 + h.side_x - 4 of that row.
+    (void)n;
+    (void)t;
+    // ---- END EXERCISE ----
+    return h;
+}
 
 template <int R, bool ALIGNED>
 __device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
-    const int sy = R + threadIdx.y, sx = 4 + (ALIGNED ? 4 * threadIdx.x : threadIdx.x);
-    copy_cells<ALIGNED>(&s[threadIdx.y][sx], h.above, o);
-    copy_cells<ALIGNED>(&s[sy + FAST_Y][sx], h.below, o);
-    copy_cells<ALIGNED>(&s[sy][threadIdx.x == 0 ? 0 : FAST_W + 4], h.side, o);
+    if (h.rows) copy_cells<ALIGNED, ALIGNED ? 1 : FAST_X>(&s[h.row_y][h.row_x], h.row + o);
+    if (h.sides) copy_cells<ALIGNED, 1>(&s[h.side_y][h.side_x], h.side + o);
     __pipeline_commit();  // one group per plane
 }
 
-// Writes the thread's four results r to row[0..3]. When N is not a multiple of 4 the warp first
-// trades them through shared memory (`stage`, the block's rows), so that its 4-byte stores go
-// through each row's cells in the order of the lanes: every store instruction then writes
-// neighbouring bytes, not every fourth float.
-template <bool ALIGNED, int ROWS>
-__device__ void store_cells(float* row, unsigned writes, float4 r, float (&stage)[ROWS][FAST_W]) {
-    if constexpr (ALIGNED) {
-        if (writes) *reinterpret_cast<float4*>(row) = r;
-    } else {
-        shared4(&stage[threadIdx.y][4 * threadIdx.x]) = r;
-        __syncwarp();
-        float* first = row - 4 * threadIdx.x;  // the block's first cell of the row, k0 = k - 4·tx
-        for (int e = 0; e < 4; ++e)
-            if (writes >> e & 1) first[threadIdx.x + e * FAST_X] = stage[threadIdx.y][threadIdx.x + e * FAST_X];
-    }
-}
-
 template <int R, bool ALIGNED>
-__global__ void __launch_bounds__(FAST_X * FAST_Y, ALIGNED ? TRY_FAST_MIN_BLOCKS : TRY_FAST_MIN_BLOCKS_UNALIGNED)
+__global__ void __launch_bounds__(FAST_X * FAST_Y, TRY_FAST_MIN_BLOCKS)
 fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, unsigned int zChunk,
             StarCoefficients c) {
+    constexpr int AHEAD = ring_ahead(R);
     constexpr int L = 2 * R + 1 + AHEAD;  // the ring: planes i-R .. i+R+AHEAD
     const int n = int(N);
     const int k0 = blockIdx.x * FAST_W;   // the block's first column; rows start at k = 0
-    const int k = k0 + 4 * threadIdx.x;   // this thread's cells k .. k+3
-    const int j = R + blockIdx.y * FAST_Y + threadIdx.y;  // interior rows only
+    const int j0 = R + blockIdx.y * FAST_Y;  // its first row: interior rows only
+    const int k = k0 + 4 * threadIdx.x, j = j0 + threadIdx.y;  // this thread's cells k .. k+3 of row j
     const int iStart = R + blockIdx.z * zChunk;
     const int iEnd = min(iStart + int(zChunk), n - R);
     const unsigned int plane = N * N;  // 32-bit unsigned indices, as in the book: N <= 1625
-
-    const Cells own = cells_of<ALIGNED>(in, N, j, k, true);
-    // Unaligned, halo rows and stores go through the row in the lanes' order: cell k0 + tx + e·FAST_X.
-    const int kl = ALIGNED ? k : k0 + threadIdx.x, step = ALIGNED ? 1 : FAST_X;
-    // ---- EXERCISE 4 of 5: the halo cells this thread copies (see the comment above Halo) ----
-    // TODO: three Cells, cells_of<ALIGNED>(in, N, row, first column, used, step): halo.above is row
-    // j-R and halo.below row j+FAST_Y, from column kl with step `step`, used by the threads with
-    // threadIdx.y < R; halo.side is row j from column k-4 for the first thread of a row
-    // (threadIdx.x == 0) and k+4 for the last (threadIdx.x == FAST_X-1), used by those two only.
-    const Halo halo = {cells_of<ALIGNED>(in, N, j, k, false), cells_of<ALIGNED>(in, N, j, k, false),
-                       cells_of<ALIGNED>(in, N, j, k, false)};
-    // ---- END EXERCISE ----
-    // The thread writes cells of an interior row (its own, or unaligned those in the lanes' order);
-    // the boundary cells among its own four (k < R or k > N-1-R) keep their own value.
-    const unsigned writes = j < n - R ? cells_of<ALIGNED>(in, N, j, kl, true, step).inside : 0;
+    const int sy = R + threadIdx.y, sx = 4 + 4 * threadIdx.x;  // its first cell in the shared plane
+    unsigned inside = 0;  // bit e: cell k+e of row j lies in the grid
+    for (int e = 0; e < 4; ++e) inside |= (j < n && k + e < n ? 1u : 0u) << e;
+    const float* own = in + ((j < n ? j : 0) * n + k);  // its cells in plane 0 (a row past the grid: row 0's)
+    const Halo halo = halo_of<R, ALIGNED>(in, N, j0, k0);
+    // The thread's results go to row j (an interior row) at k .. k+3, or when N is not a multiple
+    // of 4 to the cells k0 + tx + e·FAST_X (the lanes' order); those on the boundary (k < R or
+    // k > N-1-R) keep their own value.
+    const int kw = ALIGNED ? k : k0 + threadIdx.x, wstep = ALIGNED ? 1 : FAST_X;
+    unsigned writes = 0;
+    for (int e = 0; e < 4; ++e) writes |= (j < n - R && kw + e * wstep < n ? 1u : 0u) << e;
     bool interior[4];
     for (int e = 0; e < 4; ++e) interior[e] = k + e >= R && k + e < n - R;
 
     __shared__ __align__(16) SharedPlane<R> plane_s[PLANES_S];  // plane i is in plane_s[(i - iStart) % PLANES_S]
-    __shared__ __align__(16) float stage_s[ALIGNED ? 1 : FAST_Y][FAST_W];  // unaligned stores' reordering
-    const int sy = R + threadIdx.y, sx = 4 + 4 * threadIdx.x;  // its cells in the shared plane
-    // Planes past the grid's last are never used: the grid's last plane is loaded in their place.
-    const unsigned last = (n - 1) * plane;
-    // The ring: plane iStart-R+m is in q[m % L]. Planes iStart-R .. iStart+R+AHEAD-1 now; the last
-    // slot is loaded in the loop's first step.
+    __shared__ __align__(16) float stage_s[ALIGNED ? 1 : FAST_Y][FAST_W];  // unaligned results, reordered
+    // The ring: plane iStart-R+m is in q[m % L]. Planes iStart-R .. iStart+R+AHEAD-1 now (those
+    // past the grid's last plane are never used: not loaded); the last slot is loaded in the
+    // loop's first step.
     float4 q[L];
 #pragma unroll
-    for (int m = 0; m < L - 1; ++m) q[m] = load_cells<ALIGNED>(own, min((iStart - R + m) * plane, last));
+    for (int m = 0; m < L - 1; ++m) {
+        const int pl = iStart - R + m;
+        if (pl < n - 1) q[m] = load_cells<ALIGNED>(own + pl * plane);
+        else if (pl == n - 1) q[m] = load_cells_inside<ALIGNED>(own + pl * plane, inside);
+    }
 #pragma unroll
-    for (int m = 0; m < HALO_AHEAD; ++m) copy_halo<R, ALIGNED>(plane_s[m], halo, min((iStart + m) * plane, last));
+    for (int m = 0; m < HALO_AHEAD; ++m)
+        if (iStart + m < iEnd) copy_halo<R, ALIGNED>(plane_s[m], halo, (iStart + m) * plane);
+        else __pipeline_commit();  // an empty group keeps the count: one per plane
     shared4(&plane_s[0][sy][sx]) = q[R];
     __pipeline_wait_prior(HALO_AHEAD - 1);  // plane iStart's halo has landed
     __syncthreads();
@@ -266,25 +257,40 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         for (int s = 0; s < L; ++s, at += plane) {  // plane i = i0 + s: plane i+d is in q[(s + R + d) % L]
             const int i = i0 + s;
             if (i >= iEnd) break;
-            const int b = i - iStart;
-            SharedPlane<R>& p = plane_s[b % PLANES_S];
-            q[(s + L - 1) % L] = load_cells<ALIGNED>(own, min(at + (R + AHEAD) * plane, last));
-            copy_halo<R, ALIGNED>(plane_s[(b + HALO_AHEAD) % PLANES_S], halo, min(at + HALO_AHEAD * plane, last));
-            const float4 self = q[(s + R) % L];  // this thread's cells of plane i
+            SharedPlane<R>& p = plane_s[s % PLANES_S];  // L is a multiple of PLANES_S
+            const unsigned ahead = at + (R + AHEAD) * plane;
+            if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<ALIGNED>(own + ahead);
+            else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<ALIGNED>(own + ahead, inside);
+            if (i + HALO_AHEAD < iEnd) copy_halo<R, ALIGNED>(plane_s[(s + HALO_AHEAD) % PLANES_S], halo, at + HALO_AHEAD * plane);
+            else __pipeline_commit();
+            // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
+            // dk columns from cell k+e in plane i (|dj|, |dk| <= R), from the shared plane, whose
+            // rows the compiler reads as float4s, each once.
+            auto ring = [&](int d, int e) { return part(q[(s + R + d) % L], e); };
+            auto cell = [&](int dj, int dk, int e) {
+                const int x = e + dk, chunk = x < 0 ? -1 : x / 4;  // x = -4 .. 7: which float4, which cell
+                return part(shared4(&p[sy + dj][sx + 4 * chunk]), x - 4 * chunk);
+            };
             float sum[4];
-            // ---- EXERCISE 5 of 5: the four sums from the ring (i) and the shared plane (j, k) ----
-            // TODO: sum[e], the output of cell k+e (e = 0..3): c.w[0]·self, plus for d = 1..R
-            //   - the k∓d neighbours, from row sy of the shared plane p: the float4s at sx-4 and
-            //     sx+4 hold cells k-4..k-1 and k+4..k+7, self holds k..k+3;
-            //   - the j∓d neighbours, the float4s at p[sy∓d][sx];
-            //   - the i∓d neighbours, the ring's q[(s + R ∓ d) % L];
-            // each with its weight c.w[star_weight(d, dir)]. (shared4(&p[y][x]) reads a float4.)
+            // ---- EXERCISE 5 of 5: the four sums, from the ring (i) and the shared plane (j, k) ----
+            // TODO: sum[e], the output of cell k+e (e = 0..3): c.w[0]·ring(0, e), plus for d = 1..R
+            // the k∓d neighbours cell(0, ∓d, e), the j∓d ones cell(∓d, 0, e) and the i∓d ones
+            // ring(∓d, e), each with its weight c.w[star_weight(d, dir)].
             for (int e = 0; e < 4; ++e) sum[e] = 0.0f;
             // ---- END EXERCISE ----
-            const float4 r = make_float4(interior[0] ? sum[0] : self.x, interior[1] ? sum[1] : self.y,
-                                         interior[2] ? sum[2] : self.z, interior[3] ? sum[3] : self.w);
-            store_cells<ALIGNED>(out + (j * n + k) + at, writes, r, stage_s);
-            shared4(&plane_s[(b + 1) % PLANES_S][sy][sx]) = q[(s + R + 1) % L];  // plane i+1's own cells
+            const float4 r = make_float4(interior[0] ? sum[0] : ring(0, 0), interior[1] ? sum[1] : ring(0, 1),
+                                         interior[2] ? sum[2] : ring(0, 2), interior[3] ? sum[3] : ring(0, 3));
+            float* row = out + (j * n + kw) + at;
+            if constexpr (ALIGNED) {
+                if (writes) *reinterpret_cast<float4*>(row) = r;
+            } else {  // through shared memory into the lanes' order; a warp holds whole rows
+                shared4(&stage_s[threadIdx.y][4 * threadIdx.x]) = r;
+                __syncwarp();
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (writes >> e & 1) row[e * FAST_X] = stage_s[threadIdx.y][threadIdx.x + e * FAST_X];
+            }
+            shared4(&plane_s[(s + 1) % PLANES_S][sy][sx]) = q[(s + R + 1) % L];  // plane i+1's own cells
             __pipeline_wait_prior(HALO_AHEAD - 1);  // and its halo, copied HALO_AHEAD - 1 planes ago
             __syncthreads();  // plane i+1 is complete, and every thread is done reading plane i
         }
