@@ -130,8 +130,8 @@ constexpr int PLANES_S = 4;         // shared planes: the one read now and up to
 // 2R + 1 + AHEAD a multiple of PLANES_S, so that the unrolled loop names each shared plane with a
 // constant too.
 __host__ __device__ constexpr int ring_ahead(int R) { return (2 * R + 1 + 3) % PLANES_S == 0 ? 3 : 5; }
-// A shared row: 4 cells left of the block, FAST_W of it, 4 right, and 8 unused (a warp's two rows
-// on different banks when it reads one float per lane).
+// A shared row: 4 cells left of the block, FAST_W of it, 4 right, and 8 unused (the layout the
+// figures of lesson 10 were measured with; an earlier version read one float per lane).
 constexpr int ROW_S = FAST_W + 16;
 static_assert(2 * FAST_Y <= FAST_X * FAST_Y && 2 * int(kMaxOrder) * FAST_X <= FAST_X * FAST_Y,
               "a block's threads copy its halo: 2R rows of FAST_X groups, and 2·FAST_Y sides");
