@@ -15,34 +15,42 @@
 // one 16-byte access (4 floats, 2 doubles or 8 halves; fewer when N is not a multiple of W), and
 // walks Z_CHUNK planes along i, its i-1 and i+1 cells in registers and its k-1 and k+W neighbours
 // from the next lanes through shuffles.
-#ifndef TRY_BLOCK_Y  // the shapes measured best on an H100 (see the lesson); try others with nvcc -DTRY_...
-#define TRY_BLOCK_Y 8
+// The shapes measured best on an H100 (see the lesson); try others with nvcc -DTRY_...=...
+#ifndef TRY_BLOCK_X  // the aligned kernel's threads along k: 32, 16 or 8 (a warp spans 1, 2 or 4 rows)
+#define TRY_BLOCK_X 16
+#endif
+#ifndef TRY_UNALIGNED_X  // the unaligned kernel's threads along k, for float and double
+#define TRY_UNALIGNED_X 32
+#endif
+#ifndef TRY_UNALIGNED_HALF_X  // ... and for half and bf16
+#define TRY_UNALIGNED_HALF_X 16
+#endif
+#ifndef TRY_Z_CHUNK  // planes (i) per thread
 #define TRY_Z_CHUNK 4
-#define TRY_MIN_BLOCKS 4
-#define TRY_HALF_CELLS 8
-#endif
-#ifndef TRY_UNALIGNED_HALF_CELLS  // half and bf16 cells per thread where rows start off 8-cell boundaries
-#define TRY_UNALIGNED_HALF_CELLS 8
-#endif
-#ifndef TRY_UNALIGNED_BLOCK_Y  // the unaligned kernel's rows per block, and its minimum of blocks per SM
-#define TRY_UNALIGNED_BLOCK_Y 4    // for float and double (12: at most 40 registers, as stage 06's) and
-#define TRY_UNALIGNED_MIN_BLOCKS 12  // for half and bf16 (8: 64 registers)
-#define TRY_UNALIGNED_HALF_MIN_BLOCKS 8
 #endif
 #ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK would outgrow the L2 (common/l2_planes.h)
 #define TRY_SMALL_Z 2
 #endif
-constexpr unsigned BLOCK_X = 32;           // threads along k
-constexpr unsigned BLOCK_Y = TRY_BLOCK_Y;  // rows (j) per block
-constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;  // planes (i) per thread
+#ifndef TRY_HALF_CELLS  // half and bf16 cells per thread (8: one 16-byte access)
+#define TRY_HALF_CELLS 8
+#endif
+#ifndef TRY_UNALIGNED_HALF_CELLS  // ... where rows start off 8-cell boundaries
+#define TRY_UNALIGNED_HALF_CELLS 8
+#endif
+constexpr unsigned THREADS = 128;           // per block, in every kernel: rows per block = THREADS / threads along k
+constexpr unsigned BLOCK_X = TRY_BLOCK_X;   // a warp's stretch of a row: 64 floats, not 128, so a row of
+constexpr unsigned BLOCK_Y = THREADS / BLOCK_X;  // N cells leaves less of its last warp idle
+template <class T> constexpr unsigned kUnalignedX = sizeof(T) == 2 ? TRY_UNALIGNED_HALF_X : TRY_UNALIGNED_X;
+constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;
 constexpr unsigned SMALL_Z = TRY_SMALL_Z;
-constexpr unsigned UNALIGNED_BLOCK_Y = TRY_UNALIGNED_BLOCK_Y;
-// The unaligned kernel's minimum of blocks per SM, where an SM holds that many (common/sm_threads.h).
+// __launch_bounds__' minimum of blocks per SM: 12 (at most 40 registers a thread), but 8 (64
+// registers) where a thread's cells need more: 8 halves, or the aligned kernel's doubles (at 12
+// they spill). As many only where an SM holds them (common/sm_threads.h).
 constexpr int fitting_blocks(int blocks) {
-    return blocks * int(BLOCK_X * UNALIGNED_BLOCK_Y) <= SM_MAX_THREADS ? blocks : SM_MAX_THREADS / int(BLOCK_X * UNALIGNED_BLOCK_Y);
+    return blocks * int(THREADS) <= SM_MAX_THREADS ? blocks : SM_MAX_THREADS / int(THREADS);
 }
-template <class T>
-constexpr int kUnalignedMinBlocks = fitting_blocks(sizeof(T) == 2 ? TRY_UNALIGNED_HALF_MIN_BLOCKS : TRY_UNALIGNED_MIN_BLOCKS);
+template <class T, int W, bool Aligned>
+constexpr int kMinBlocks = fitting_blocks(W == 8 || (Aligned && sizeof(T) == 8) ? 8 : 12);
 
 // Cells x..x+W-1 of one row: writes those that are state cells (1..N-2 along k), one 16-byte
 // store when all of them are.
@@ -120,7 +128,7 @@ __device__ Cells<T, W> explicit_step(const Cells<T, W>& prev, const Cells<T, W>&
 // (store_face_ghosts), so no second kernel reads the new state back. WithSource adds source[cell]
 // (Jacobi).
 template <int W, class T, bool WithSource>
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, TRY_MIN_BLOCKS)
+__global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, true>))
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
                  unsigned int zChunk, Boundary bc, Arith<T> r) {
     using A = Arith<T>;
@@ -131,32 +139,29 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
     bool active = j >= 1 && j <= N - 2 && k < N;  // no early return: every lane takes part in the shuffles
 
     const unsigned int plane = N * N;  // distance from (i, j, k) to (i+1, j, k)
-    const unsigned int lane = threadIdx.x % 32;
+    const unsigned int lane = threadIdx.x;  // in the warp's stretch of this row
     unsigned int at = iStart * plane + j * N + k;
-    // Planes i-1, i and i+1, kept as stored (half the registers for half and bf16) and widened for
-    // the arithmetic. Plane i+2 is loaded a plane ahead: each thread has two planes on their way
-    // from DRAM instead of one.
-    Stored<T, W> prevBits{}, currBits{}, nextBits{};
+    // Planes i-1 and i, kept as stored (half the registers for half and bf16) and widened for the
+    // arithmetic.
+    Stored<T, W> prevBits{}, currBits{};
     if (active) {
         prevBits = load_stored<W>(in + at - plane);
         currBits = load_stored<W>(in + at);
-        nextBits = load_stored<W>(in + at + plane);
     }
-    // One plane per trip round the loop: unrolled to two, the half kernel ran 2% slower (H100).
-#pragma unroll 1
+#pragma unroll 2
     for (unsigned int i = iStart; i < iEnd; ++i, at += plane) {
-        Stored<T, W> aheadBits{};
+        Stored<T, W> nextBits{};
         Cells<T, W> down{}, up{};
         if (active) {
-            if (i + 1 < iEnd) aheadBits = load_stored<W>(in + at + 2 * plane);
+            nextBits = load_stored<W>(in + at + plane);
             down = load_cells<W>(in + at - N);
             up = load_cells<W>(in + at + N);
         }
         const Cells<T, W> prev = widen(prevBits), curr = widen(currBits), next = widen(nextBits);
-        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1);  // cell k-1, held by lane - 1
-        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell k+W, held by lane + 1
+        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1, BLOCK_X);  // cell k-1, held by lane - 1
+        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1, BLOCK_X);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k > 0) left = to_arith(in[at - 1]);
-        if (lane == 31 && active && k + W < N) right = to_arith(in[at + W]);
+        if (lane == BLOCK_X - 1 && active && k + W < N) right = to_arith(in[at + W]);
         Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
         if constexpr (WithSource) {
             if (active) {
@@ -180,7 +185,6 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
         }
         prevBits = currBits;
         currBits = nextBits;
-        nextBits = aheadBits;
     }
 }
 
@@ -204,16 +208,17 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
 // i-1) cells off an aligned address: load_shifted. Along i the cells shift with the rows, so
 // nothing is kept in registers from one plane to the next (the L1 cache serves the repeats).
 template <int W, int RN, class T, bool WithSource>
-__global__ void __launch_bounds__(BLOCK_X * UNALIGNED_BLOCK_Y, kUnalignedMinBlocks<T>)
+__global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
                            unsigned int N, unsigned int zChunk, Boundary bc, Arith<T> r) {
     using A = Arith<T>;
     const unsigned int plane = N * N, cells = plane * N;
-    const unsigned int t = blockIdx.x * BLOCK_X + threadIdx.x;
-    const unsigned int j = blockIdx.y * UNALIGNED_BLOCK_Y + threadIdx.y;
+    constexpr unsigned BX = kUnalignedX<T>, BY = THREADS / BX;
+    const unsigned int t = blockIdx.x * BX + threadIdx.x;
+    const unsigned int j = blockIdx.y * BY + threadIdx.y;
     const unsigned int iStart = 1 + blockIdx.z * zChunk;
     const unsigned int iEnd = min(iStart + zChunk, N - 1);
-    const unsigned int lane = threadIdx.x % 32;
+    const unsigned int lane = threadIdx.x;  // in the warp's stretch of this row
     const bool stateRow = j >= 1 && j <= N - 2;
     constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
     for (unsigned int i = iStart; i < iEnd; ++i) {
@@ -230,10 +235,10 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
             down = load_shifted<W, kDown>(in, (long long)at - N, cells);
             up = load_shifted<W, kUp>(in, (long long)at + N, cells);
         }
-        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1);  // cell k-1, held by lane - 1
-        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell k+W, held by lane + 1
+        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1, BX);  // cell k-1, held by lane - 1
+        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1, BX);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k >= 1) left = to_arith(in[at - 1]);
-        if (lane == 31 && active && k + W <= int(N) - 1) right = to_arith(in[at + W]);
+        if (lane == BX - 1 && active && k + W <= int(N) - 1) right = to_arith(in[at + W]);
         Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
         if constexpr (WithSource) {
             if (active) {
@@ -301,8 +306,9 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     const unsigned z = planes_per_thread(N, sizeof(T), Z_CHUNK, SMALL_Z);  // common/l2_planes.h
     if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access of a row
         constexpr unsigned U = kUnaligned<T>;
-        dim3 block(BLOCK_X, UNALIGNED_BLOCK_Y, 1);
-        dim3 grid(ceil_div(N + U - 1, U * BLOCK_X), ceil_div(N, UNALIGNED_BLOCK_Y), ceil_div(N - 2, z));
+        constexpr unsigned BX = kUnalignedX<T>;
+        dim3 block(BX, THREADS / BX, 1);
+        dim3 grid(ceil_div(N + U - 1, U * BX), ceil_div(N, THREADS / BX), ceil_div(N - 2, z));
         launch_unaligned<T, WithSource>(grid, block, from, static_cast<T*>(out), source, N, z, step, s);
     } else {
         dim3 block(BLOCK_X, BLOCK_Y, 1);
@@ -341,7 +347,7 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
         return with_width<T>(N, [&](auto w) {
             if constexpr (w.value == 1)  // the unaligned kernel: each instance has the same resources
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false>),
-                                   dim3(BLOCK_X, UNALIGNED_BLOCK_Y, 1), unsigned(kUnaligned<T>)};
+                                   dim3(kUnalignedX<T>, THREADS / kUnalignedX<T>, 1), unsigned(kUnaligned<T>)};
             else
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
                                    dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
