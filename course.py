@@ -6,6 +6,7 @@
   python3 course.py bench --sweep      stages 02 and 06 at every N from 64 to 1024, 07 and 08 from 256:
                                        % of copy (and 08's speed-up over 07) against N
   python3 course.py bench --only-08    stage 08 against stage 07 again, into this GPU's results file
+  python3 course.py bench --only-heat  stages 07 and 08 again, into this GPU's results file
   python3 course.py bench --only-10    stage 10 (and CuPy/PyTorch of order R) again, into that file
   python3 course.py bench --sweep --only-heat
                                        the sweep's stages 07 and 08 again, into this GPU's sweep file

@@ -10,7 +10,8 @@ far and about how long is left. The default took 3m19s on an H100 and draws the 
 07 and 08 from 256 to 1024 (plots/sweep.py; its own results file, plots/results/sweep/<gpu>.json;
 --only-heat: stages 07 and 08 alone, into that file), or `python3 course.py bench --only-08` to
 measure stage 08 against stage 07 again (a few minutes, not ten) into this GPU's results file,
-keeping the rest, or `--only-10` for stage 10 and the CuPy/PyTorch stencils of order R beside it.
+keeping the rest, `--only-10` for stage 10 and the CuPy/PyTorch stencils of order R beside it, or
+`--only-heat` (without --sweep) for the whole heat-equation part, stage 07 and stage 08 against it.
 A part measured alone names its own date and commit.
 Without a GPU it says so and draws the figures from the shipped results in plots/results/.
 One results file per GPU: plots/results/<gpu>.json (schema in results_schema.py); figures go to
@@ -186,10 +187,9 @@ def parse(argv):
     ap.add_argument("--only-10", action="store_true",
                     help="only stage 10 (and CuPy/PyTorch beside it), replacing that part of this GPU's results file")
     ap.add_argument("--only-heat", action="store_true",
-                    help="with --sweep: only stages 07 and 08, replacing that part of this GPU's sweep file")
+                    help="only stages 07 and 08 (the heat equation, temporal blocking), replacing that part of "
+                         "this GPU's results file; with --sweep, that part of this GPU's sweep file")
     a = ap.parse_args(argv)
-    if a.only_heat and not a.sweep:
-        ap.error("--only-heat goes with --sweep (the main bench's stage 08 part alone is --only-08)")
     if a.only_heat and a.no_heat:
         ap.error("--only-heat and --no-heat contradict each other")
     if a.reps is not None and not 1 <= a.reps <= 100000:
@@ -238,6 +238,8 @@ def main(root, build, stages, exercise_state, argv):
             return 1
     if a.only_08:
         return only_fused(root, build, a.reps or 50)
+    if a.only_heat and not a.sweep:
+        return only_heat(root, build, a)
     if a.only_10:
         return only_high_order(root, build, a)
     sizes = [int(x) for x in a.n.split(",")]
@@ -460,6 +462,50 @@ def only_fused(root, build, reps):
         doc["heat"]["fused"] = fused
         doc["heat"]["fused_run"] = environment(root)
     doc = into_results(root, fused[0]["device"], "--only-08", "stage 08's part", put)
+    if doc is None:
+        return 1
+    from heat_bench import summary as heat_summary
+    heat_summary(doc["heat"])
+    return draw(doc, slug(doc["gpu"]))
+
+
+def only_heat(root, build, a):
+    """Stage 07's part again (runs, overhead, accuracy, Jacobi) and stage 08 against stage 07 where
+    stage 08 was built, put into this GPU's results file in place of the old heat section; the
+    section records its own date and commit (heat.run), which its figures show."""
+    import plan
+    if not (build / f"stage_{HEAT_STAGE}_solution").exists():
+        say("bench --only-heat: stage 07 was not built")
+        return 1
+    present, why = gpu_present(build)
+    if not present:
+        say(f"bench --only-heat: {why}")
+        return 1
+    parts = plan.main_plan(build, [int(x) for x in a.n.split(",")], a.reps, a.full, one_sweep=[], convergence=False,
+                           heat=True, fused=(build / f"stage_{FUSED_STAGE}_solution").exists(), high_order=False,
+                           ncu=False, alternatives=False)
+    measured = {"heat": None, "gpu": None}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for number, part in enumerate(parts):
+                if part.key in ("heat", "fused"):
+                    say(f"bench --only-heat: {part.title}")
+                    (run_heat if part.key == "heat" else run_fused)(part, measured, build, a, Path(tmp), number)
+    except (BenchStopped, KeyboardInterrupt) as e:
+        say(f"bench --only-heat: stopped ({e or 'interrupted'})")
+        return 1
+    heat = measured["heat"]
+    records = [r for k in ("runs", "overhead", "accuracy", "jacobi", "fused") for r in (heat or {}).get(k) or []]
+    if heat and heat.get("snapshots"):
+        records.append(heat["snapshots"])
+    device = next((r["device"] for r in records if r.get("device")), None)
+    if device is None:
+        say("bench --only-heat: no run produced a record")
+        return 1
+
+    def put(doc):
+        doc["heat"] = {**heat, "run": environment(root)}  # a fresh section: no fused_run of the old one
+    doc = into_results(root, device, "--only-heat", "stages 07 and 08's part", put)
     if doc is None:
         return 1
     from heat_bench import summary as heat_summary

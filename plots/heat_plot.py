@@ -59,6 +59,14 @@ def _passed(records):
     return [r for r in records if r["check"]["ok"]]
 
 
+def _run_of(doc, fused=False):
+    """The subtitle naming the run that measured the heat section: the file's, or the section's own
+    (heat.run, from `bench --only-heat`); for stage 08's figure, heat.fused_run (`bench --only-08`,
+    measured later still) wins."""
+    heat = doc["heat"]
+    return subtitle({**doc, **(heat.get("run") or {}), **((heat.get("fused_run") or {}) if fused else {})})
+
+
 def _cell_x(bc, n, i):
     """harness/heat.cpp's HeatGeometry::x(i): where cell i sits along an axis."""
     return {"dirichlet": i / (n - 1), "neumann": (i - 0.5) / (n - 2), "periodic": (i - 1) / (n - 2)}[bc]
@@ -100,7 +108,7 @@ def draw_maps(doc, path):
     alpha = f"α = {rec['alpha']:g}, " if rec["alpha"] != 1 else ""
     fig.supxlabel(f"{alpha}{rec['steps']} steps of dt = {rec['dt']:.3g} to t = {rec['t_end']:.3g};  "
                   f"error against the exact solution at the end {rec['analytic_error']:.2g}\n"
-                  f"results file: {subtitle(doc)}", fontsize=9.5, color="0.3")
+                  f"results file: {_run_of(doc)}", fontsize=9.5, color="0.3")
     return save(fig, path, doc, "heat equation: the middle plane over time")
 
 
@@ -179,7 +187,7 @@ def draw_accuracy(doc, path):
               title="storage precision: measured order p (error ∝ $h^p$)", title_fontsize=10)
     bcs = sorted({bc for bc, _ in curves}, key=BOUNDARIES.index)
     heading(fig, ax, doc, "The heat equation (stage 07): the error falls as h² until the storage precision "
-                          "stops it", f"{', '.join(_boundaries(bc) for bc in bcs)};  {subtitle(doc)}")
+                          "stops it", f"{', '.join(_boundaries(bc) for bc in bcs)};  {_run_of(doc)}")
     return save(fig, path, doc, "heat equation: order of accuracy")
 
 
@@ -219,7 +227,7 @@ def draw_rates(doc, path):
                       "effective bandwidth (one read and one\nwrite of each cell) as a % of a device-to-device "
                       "copy of the same grid.  Half and bf16 move half the bytes of float.")
         title += f" at N = {n_max}" + (", and what launching a step costs" if overhead else "")
-        heading(fig, ax, doc, title)
+        heading(fig, ax, doc, title, _run_of(doc))
     if overhead:
         ax = axes.pop(0)
         steps = overhead[0]["steps"]
@@ -241,7 +249,7 @@ def draw_rates(doc, path):
         if heat["runs"]:
             ax.set_title("launch overhead", fontsize=11)
         else:
-            heading(fig, ax, doc, "The heat equation (stage 07): what launching a step costs")
+            heading(fig, ax, doc, "The heat equation (stage 07): what launching a step costs", _run_of(doc))
     return save(fig, path, doc, "heat equation: cell updates per second and launch overhead")
 
 
@@ -383,7 +391,7 @@ def draw_fused(doc, path):
     axes[0][0].set_ylabel("G cell-updates per second  (higher is better)")
     fig.suptitle("Temporal blocking (stage 08): cell-updates per second against S, under the roofs"
                  + (", and against stage 07 for every boundary condition and precision" if pairs else "") + "\n"
-                 + subtitle({**doc, **(doc["heat"].get("fused_run") or {})}), fontsize=13, fontweight="bold")
+                 + _run_of(doc, fused=True), fontsize=13, fontweight="bold")
     return save(fig, path, doc, "temporal blocking: cell-updates/s against S")
 
 

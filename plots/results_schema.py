@@ -33,7 +33,9 @@ What is checked, beyond types:
   optional list fused (stage 08 against stage 07) holds timed records with fused_steps, a tile
   (null or [rows, columns]) and the model's DRAM bytes per update for it (model_bytes_per_update,
   null without tiles), at most one per (stage, bc, precision, fused_steps, n); and fused_run
-  (date, commit, nvcc, driver), where `bench --only-08` measured that part after the rest.
+  (date, commit, nvcc, driver), where `bench --only-08` measured that part after the rest. The
+  section's own optional run (date, commit, nvcc, driver) is there where `bench --only-heat`
+  measured the whole section (stages 07 and 08) after the rest.
 
 - a record timed with --time-only (the quick bench's largest sizes) is not checked at its own N:
   check.checked (or, for the heat equation, checked) is false, and checked_at must name the
@@ -411,6 +413,8 @@ HEAT = record({
                                       "tile": optional(custom(_tile)),
                                       "model_bytes_per_update": optional(POSITIVE)}, also=_pictures))),
     "fused_run": optional(record({k: STRING for k in ("date", "commit", "nvcc", "driver")})),
+    # the section's own run when `bench --only-heat` measured it (stages 07 and 08) after the rest
+    "run": optional(record({k: STRING for k in ("date", "commit", "nvcc", "driver")})),
 })
 
 # Stage 10: the star stencil of order R, three kernels (harness/sweep/order_main.cu's records).

@@ -663,6 +663,61 @@ def bench_tests():
         validate(after)
 
     @test
+    def only_heat_replaces_that_part_and_names_its_run():
+        import bench
+        doc = fixture()
+        doc["heat"]["fused_run"] = {"date": "2020-01-01T00:00:00Z", "commit": "old", "nvcc": "1", "driver": "1"}
+        fresh = copy.deepcopy({k: v for k, v in doc["heat"].items() if k != "fused_run"})
+        fresh["runs"][0]["copy_gbps"] *= 1.01
+        fresh["fused"][0]["copy_gbps"] *= 1.01
+        calls = []
+
+        def measure_heat(part, measured, build, a, tmp, number):
+            calls.append(part.key)
+            measured["heat"] = copy.deepcopy({k: v for k, v in fresh.items() if k != "fused"})
+
+        def measure_fused(part, measured, build, a, tmp, number):
+            calls.append(part.key)
+            measured["heat"]["fused"] = copy.deepcopy(fresh["fused"])
+        saved = (bench.RESULTS, bench.gpu_present, bench.run_heat, bench.run_fused, bench.draw)
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                bench.RESULTS = Path(tmp)
+                bench.gpu_present = lambda build: (True, "")
+                bench.run_heat, bench.run_fused = measure_heat, measure_fused
+                bench.draw = lambda d, name: 0
+                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
+                assert code == 1 and "stage 07 was not built" in printed and not calls, printed
+                for stage in ("07_heat_equation", "08_temporal_blocking"):
+                    (Path(tmp) / f"stage_{stage}_solution").touch()
+                path = Path(tmp) / f"{bench.slug(fresh['runs'][0]['device'])}.json"
+                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
+                assert code == 1 and "run the whole bench first" in printed, printed
+                path.write_text(json.dumps(doc))
+                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
+                assert code == 0 and "stages 07 and 08's part" in printed, printed
+                after = json.loads(path.read_text())
+            finally:
+                bench.RESULTS, bench.gpu_present, bench.run_heat, bench.run_fused, bench.draw = saved
+        assert calls == ["heat", "fused"] * 2, calls
+        assert after["heat"]["runs"] == fresh["runs"] and after["heat"]["fused"] == fresh["fused"], \
+            "stages 07 and 08's part is the new one"
+        assert {k: v for k, v in after["heat"].items() if k != "run"} == fresh, "no fused_run of the old part"
+        assert set(after["heat"]["run"]) == {"date", "commit", "nvcc", "driver"}
+        assert json.dumps({k: v for k, v in after.items() if k != "heat"}) == \
+            json.dumps({k: v for k, v in doc.items() if k != "heat"}), "the rest is kept, in its order"
+        validate(after)
+        # --only-heat alone is the main bench's heat part; with --no-heat it still contradicts itself
+        assert bench.parse(["--only-heat"]).only_heat and bench.parse(["--sweep", "--only-heat"]).sweep
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                bench.parse(["--only-heat", "--no-heat"])
+        except SystemExit as e:
+            assert e.code == 2 and "contradict" in err.getvalue(), err.getvalue()
+        else:
+            raise AssertionError("--only-heat --no-heat parsed")
+
+    @test
     def heat_bench_measures_every_part():
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
