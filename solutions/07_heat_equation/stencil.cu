@@ -78,9 +78,10 @@ __device__ unsigned int ghost_source(bool low, unsigned int N, Boundary bc) {
     // ---- END EXERCISE ----
 }
 
-// The face ghosts whose values a thread has just computed (Neumann, periodic): where its row j is
+// The face ghosts whose values a thread has just computed (Neumann, periodic): where its cells
+// include the source of its row's ghost at k = 0 or N-1, it writes that ghost; where its row j is
 // the source of a ghost row (j = 0 or N-1) of plane i, or its plane i the source of a ghost plane
-// (i = 0 or N-1), it writes those cells there too, k = first..first+W-1 as the state cells among
+// (i = 0 or N-1), it writes its cells there too, k = first..first+W-1 as the state cells among
 // them. So every face ghost is written by the step itself, one pass, no kernel of its own.
 template <int W, class T>
 __device__ void store_face_ghosts(T* out, const Cells<T, W>& u, unsigned int i, unsigned int j, int first,
@@ -91,6 +92,14 @@ __device__ void store_face_ghosts(T* out, const Cells<T, W>& u, unsigned int i, 
         for (int e = 0; e < W; ++e)
             if (first + e >= 1 && first + e <= int(N) - 2) row[first + e] = from_arith<T>(u.v[e]);
     };
+    auto holds = [&](unsigned int c) { return first <= int(c) && int(c) < first + W; };
+    if (holds(low) || holds(high)) {  // two threads of a row: the others skip the loop
+        T* row = out + (size_t(i) * N + j) * N;
+        for (int e = 0; e < W; ++e) {
+            if (first + e == int(low)) row[0] = from_arith<T>(u.v[e]);
+            if (first + e == int(high)) row[N - 1] = from_arith<T>(u.v[e]);
+        }
+    }
     if (j == low) put(i, 0);
     if (j == high) put(i, N - 1);
     if (i == low) put(0, j);
@@ -171,10 +180,6 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
                 if (k == 0) row[0] = from_arith<T>(curr.v[0]);
                 if (k + W == N) row[N - 1] = from_arith<T>(curr.v[W - 1]);
             } else {
-                for (int e = 0; e < W; ++e) {
-                    if (k + e == ghost_source(true, N, bc)) row[0] = from_arith<T>(u.v[e]);
-                    if (k + e == ghost_source(false, N, bc)) row[N - 1] = from_arith<T>(u.v[e]);
-                }
                 store_face_ghosts(out, u, i, j, int(k), N, bc);
             }
         }
@@ -253,13 +258,7 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
             for (int e = 0; e < W; ++e)
                 if (k + e >= 1 && k + e <= int(N) - 2) out[at + e] = from_arith<T>(u.v[e]);
         }
-        if (!dirichlet) {
-            for (int e = 0; e < W; ++e) {
-                if (k + e == int(ghost_source(true, N, bc))) out[row] = from_arith<T>(u.v[e]);
-                if (k + e == int(ghost_source(false, N, bc))) out[row + N - 1] = from_arith<T>(u.v[e]);
-            }
-            store_face_ghosts(out, u, i, j, k, N, bc);
-        }
+        if (!dirichlet) store_face_ghosts(out, u, i, j, k, N, bc);
     }
 }
 
