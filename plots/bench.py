@@ -40,8 +40,12 @@ NCU_METRICS = ["l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read
 
 
 def gpu_present(build):
-    probe = subprocess.run([str(build / f"stage_{BASELINE}_solution"), "--as-test", "--check-only", "--n", "3"],
-                           capture_output=True, text=True)
+    """(whether a GPU answers, what the probe said): stage 02's program is the probe, which exits 77
+    without a GPU; without that program (not built) nothing can be measured either."""
+    program = build / f"stage_{BASELINE}_solution"
+    if not program.exists():
+        return False, f"{program.name} is not built (python3 course.py bench builds every stage first)"
+    probe = subprocess.run([str(program), "--as-test", "--check-only", "--n", "3"], capture_output=True, text=True)
     return probe.returncode != 77, (probe.stdout + probe.stderr).strip().removeprefix("SKIP: ")
 
 
@@ -61,7 +65,7 @@ def draw_shipped(why, folder=RESULTS, load=load_results, draw_one=None):
     """Without a GPU: draws the figures of every shipped results file in `folder` (the main
     results, or with load and draw_one the sweep's), each into FIGURES/<file's stem>."""
     draw_one = draw_one or draw
-    say(f"No GPU here: {why}.")
+    say(f"Nothing to measure with: {why}.")
     import many_gpus
     files = sorted(f for f in folder.glob("*.json") if not f.name.startswith(many_gpus.PREFIX))
     if not files:
