@@ -35,9 +35,12 @@
 #ifndef TRY_UNALIGNED_HALF_CELLS  // ... where rows start off 8-cell boundaries
 #define TRY_UNALIGNED_HALF_CELLS 8
 #endif
-constexpr unsigned THREADS = 128;           // per block, in every kernel: rows per block = THREADS / threads along k
-constexpr unsigned BLOCK_X = TRY_BLOCK_X;   // a warp's stretch of a row: 64 floats, not 128, so a row of
-constexpr unsigned BLOCK_Y = THREADS / BLOCK_X;  // N cells leaves less of its last warp idle
+constexpr unsigned THREADS = 128;  // per block, in every kernel
+// The aligned kernel's blocks: BLOCK_X threads along k by BLOCK_Y rows. At 16, a warp covers 64
+// floats of two rows, so a row of N cells leaves less of its last warp idle than at 32.
+constexpr unsigned BLOCK_X = TRY_BLOCK_X;
+constexpr unsigned BLOCK_Y = THREADS / BLOCK_X;
+// The unaligned kernel's threads along k; its rows per block are THREADS / that.
 template <class T> constexpr unsigned kUnalignedX = sizeof(T) == 2 ? TRY_UNALIGNED_HALF_X : TRY_UNALIGNED_X;
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;
 constexpr unsigned SMALL_Z = TRY_SMALL_Z;
