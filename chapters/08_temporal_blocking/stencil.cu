@@ -9,6 +9,7 @@
 
 #include "heat/cells.cuh"
 #include "common/cuda_check.h"
+#include "common/device_attribute.h"
 #include "heat/stage.h"
 
 // A block owns a tile of TILE_Y rows (j) × 32·W columns (k) and streams it along i through a
@@ -371,13 +372,7 @@ template <class F> auto with_kernel(const HeatStep& step, F f) {
 // blocks split the planes into chunks; each chunk costs 2S planes more (S to start the levels
 // and S to finish them). The chunk that fills the SMs in whole waves in the least time.
 unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
-    static const int sms = [] {
-        int device = 0, n = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
-        return n;
-    }();
-    const unsigned slots = unsigned(sms) * unsigned(std::max(blocks_per_sm, 1));
+    const unsigned slots = sm_count() * unsigned(std::max(blocks_per_sm, 1));
     unsigned best = N - 2;
     double best_time = 1e300;
     for (unsigned chunks = 1; chunks <= N - 2; ++chunks) {

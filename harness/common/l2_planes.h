@@ -3,18 +3,10 @@
 // planes two neighbouring chunks share are still in the L2 when the second chunk reads them.
 #include <cstddef>
 
-#include "common/cuda_check.h"
+#include "common/device_attribute.h"
 
-// The current GPU's L2 cache in bytes, asked once.
-inline size_t l2_cache_bytes() {
-    static const size_t bytes = [] {
-        int device = 0, n = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrL2CacheSize, device));
-        return size_t(n);
-    }();
-    return bytes;
-}
+// The current GPU's L2 cache in bytes.
+inline size_t l2_cache_bytes() { return size_t(device_attribute<cudaDevAttrL2CacheSize>()); }
 
 // Blocks start chunk by chunk along i (blockIdx.z varies slowest), so the next chunk's blocks read
 // a chunk's last planes again after about one chunk of traffic: `planes` planes of N² cells read

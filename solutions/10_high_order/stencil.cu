@@ -4,6 +4,7 @@
 #include <cuda_pipeline.h>
 
 #include "common/cuda_check.h"
+#include "common/device_attribute.h"
 #include "sweep/order_stage.h"
 
 // out(i, j, k) = w[0]·in(i, j, k) + sum over d = 1..R of the six neighbours at distance d, each with
@@ -335,16 +336,10 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
 constexpr unsigned kFastBlocksPerSm = 16;
 unsigned fast_planes(unsigned N, unsigned R) {
     if (TRY_FAST_Z > 0) return TRY_FAST_Z;
-    static const unsigned sms = [] {
-        int device = 0, count = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return unsigned(count);
-    }();
     if (N <= 2 * R) return 8;  // no interior: nothing is launched
     const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, FAST_Y);  // blocks per chunk
     unsigned z = 64;
-    while (z > 8 && layer * ceil_div(N - 2 * R, z) < kFastBlocksPerSm * sms) z /= 2;
+    while (z > 8 && layer * ceil_div(N - 2 * R, z) < kFastBlocksPerSm * sm_count()) z /= 2;
     return z;
 }
 
