@@ -17,6 +17,12 @@
 #ifndef TRY_BLOCK_X  // the aligned kernel's threads along k: 32, 16 or 8 (a warp spans 1, 2 or 4 rows)
 #define TRY_BLOCK_X 16
 #endif
+#ifndef TRY_UNALIGNED_X  // the unaligned kernel's threads along k, for float and double
+#define TRY_UNALIGNED_X 32
+#endif
+#ifndef TRY_UNALIGNED_HALF_X  // ... and for half and bf16
+#define TRY_UNALIGNED_HALF_X 16
+#endif
 #ifndef TRY_Z_CHUNK  // planes (i) per thread
 #define TRY_Z_CHUNK 4
 #endif
@@ -34,6 +40,8 @@ constexpr unsigned THREADS = 128;  // per block, in every kernel
 // floats of two rows, so a row of N cells leaves less of its last warp idle than at 32.
 constexpr unsigned BLOCK_X = TRY_BLOCK_X;
 constexpr unsigned BLOCK_Y = THREADS / BLOCK_X;
+// The unaligned kernel's threads along k; its rows per block are THREADS / that.
+template <class T> constexpr unsigned kUnalignedX = sizeof(T) == 2 ? TRY_UNALIGNED_HALF_X : TRY_UNALIGNED_X;
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;
 constexpr unsigned SMALL_Z = TRY_SMALL_Z;
 // __launch_bounds__' minimum of blocks per SM: 12 (at most 40 registers a thread), but 8 (64
@@ -198,73 +206,64 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
     return c;
 }
 
-// For N % W = RN != 0, rows do not start on W-cell boundaries. The threads then take a plane's
-// rows 1..N-2 as one run of aligned accesses of W cells (the run's first access starts up to W - 1
-// cells before it): thread c of a plane owns the cells at..at+W-1, at = (run's start rounded down
-// to W) + W·c, which move in whole aligned loads and stores. No lane idles at the end of a row; in
-// exchange a thread's cells may straddle two rows (or more, where N < W), so it finds each cell's
-// row and column (a division per plane) and writes the state cells among them. Its neighbours are
-// RN (row j+1), W - RN (row j-1), RN² % W (plane i+1) and W - RN² % W (plane i-1) cells off an
-// aligned address: load_shifted. Along i the cells shift with the rows, so nothing is kept in
-// registers from one plane to the next (the L1 cache serves the repeats).
+// For N % W = RN != 0, rows do not start on W-cell boundaries (stage 06's second kernel, in any
+// precision). A thread owns the W cells of one aligned access of a row (a row's first access
+// starts up to W - 1 cells before it), so its own cells move in whole aligned loads and stores;
+// its neighbours are RN (row j+1), W - RN (row j-1), RN² % W (plane i+1) and W - RN² % W (plane
+// i-1) cells off an aligned address: load_shifted. Along i the cells shift with the rows, so
+// nothing is kept in registers from one plane to the next (the L1 cache serves the repeats).
 template <int W, int RN, class T, bool WithSource>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
                            unsigned int N, unsigned int zChunk, Boundary bc, Arith<T> r) {
     using A = Arith<T>;
     const unsigned int plane = N * N, cells = plane * N;
-    const unsigned int c = blockIdx.x * THREADS + threadIdx.x;  // this thread's access in a plane's run
-    const unsigned int iStart = 1 + blockIdx.y * zChunk;
+    constexpr unsigned BX = kUnalignedX<T>, BY = THREADS / BX;
+    const unsigned int t = blockIdx.x * BX + threadIdx.x;
+    const unsigned int j = blockIdx.y * BY + threadIdx.y;
+    const unsigned int iStart = 1 + blockIdx.z * zChunk;
     const unsigned int iEnd = min(iStart + zChunk, N - 1);
-    const unsigned int lane = threadIdx.x % 32;
+    const unsigned int lane = threadIdx.x;  // in the warp's stretch of this row
+    const bool stateRow = j >= 1 && j <= N - 2;
     constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
     for (unsigned int i = iStart; i < iEnd; ++i) {
-        const unsigned int first = (i * N + 1) * N, end = (i * N + N - 1) * N;  // cells (i, 1, 0), (i, N-1, 0)
-        const unsigned int at = first / W * W + W * c;  // this thread's cells at..at+W-1
-        const bool inRun = at < end;
+        const unsigned int row = (i * N + j) * N;          // cell (i, j, 0)
+        const unsigned int at = row / W * W + W * t;       // this thread's cells at..at+W-1
+        const int k = int(at) - int(row);                  // the first one's k; < 0 in the row before
+        const bool inRow = stateRow && k + W - 1 >= 0 && k <= int(N) - 1;  // a cell of this row
+        const bool active = stateRow && k + W - 1 >= 1 && k <= int(N) - 2;  // a state cell of it
         Cells<T, W> curr{}, prev{}, next{}, down{}, up{};
-        if (inRun) {
-            curr = load_cells<W>(in + at);
+        if (inRow) curr = load_cells<W>(in + at);
+        if (active) {
             prev = load_shifted<W, kPrev>(in, (long long)at - plane, cells);
             next = load_shifted<W, kNext>(in, (long long)at + plane, cells);
             down = load_shifted<W, kDown>(in, (long long)at - N, cells);
             up = load_shifted<W, kUp>(in, (long long)at + N, cells);
         }
-        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1);  // cell at-1, held by lane - 1
-        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell at+W, held by lane + 1
-        if (lane == 0 && inRun) left = to_arith(in[at - 1]);
-        if (lane == 31 && inRun) right = to_arith(in[at + W]);
+        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1, BX);  // cell k-1, held by lane - 1
+        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1, BX);   // cell k+W, held by lane + 1
+        if (lane == 0 && active && k >= 1) left = to_arith(in[at - 1]);
+        if (lane == BX - 1 && active && k + W <= int(N) - 1) right = to_arith(in[at + W]);
         Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
         if constexpr (WithSource) {
-            if (inRun) {
-                Cells<T, W> q = load_cells<W>(source + at);
+            if (active) {
+                Cells<T, W> q = load_shifted<W, 0>(source, at, cells);
                 for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
             }
         }
-        if (!inRun) continue;
-        // Row j and column k of the first cell (j < 0: it lies in plane i-1, where N < W), then of
-        // each: state cells keep the step, the others their own value.
-        const int rel = int(at - i * plane), n = int(N);
-        const int j0 = rel >= 0 ? rel / n : -1 - (-rel - 1) / n, k0 = rel - j0 * n;
-        bool allState = true;
-        for (int e = 0, j = j0, k = k0; e < W; ++e) {
-            if (j < 1 || j > n - 2 || k < 1 || k > n - 2) u.v[e] = curr.v[e], allState = false;
-            if (++k == n) k = 0, ++j;
-        }
-        // Dirichlet: the access written whole, ghosts with their own value (whole 32-byte sectors).
-        // Neumann, periodic: the ghosts get new values from the threads that hold their sources, so
-        // only the state cells are written here, and the ghosts this thread's cells are sources of.
-        if (bc == Boundary::Dirichlet || allState) {
+        if (!inRow) continue;
+        // The row's own cells: state cells get the step; with Dirichlet boundaries its two ghosts
+        // (k = 0, N-1) get their own value again, so that the access is written whole.
+        const bool dirichlet = bc == Boundary::Dirichlet;
+        for (int e = 0; e < W; ++e)
+            if (k + e < 1 || k + e > int(N) - 2) u.v[e] = curr.v[e];
+        if (k >= 0 && k + W - 1 <= int(N) - 1 && (dirichlet || (k >= 1 && k + W - 1 <= int(N) - 2))) {
             store_cells<W>(out + at, u);
         } else {
-            for (int e = 0, j = j0, k = k0; e < W; ++e) {
-                if (j >= 1 && j <= n - 2 && k >= 1 && k <= n - 2) out[at + e] = from_arith<T>(u.v[e]);
-                if (++k == n) k = 0, ++j;
-            }
+            for (int e = 0; e < W; ++e)
+                if (k + e >= 1 && k + e <= int(N) - 2) out[at + e] = from_arith<T>(u.v[e]);
         }
-        if (bc != Boundary::Dirichlet)  // each row the cells lie in: its k = first cell's k - N·rows on
-            for (int j = j0, k = k0; k > -W; ++j, k -= n)
-                if (j >= 1 && j <= n - 2) store_face_ghosts(out, u, i, unsigned(j), k, N, bc);
+        if (!dirichlet) store_face_ghosts(out, u, i, j, k, N, bc);
     }
 }
 
@@ -304,11 +303,12 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     const T* from = static_cast<const T*>(in);
     const T* source = static_cast<const T*>(step.source);
     const unsigned z = planes_per_thread(N, sizeof(T), Z_CHUNK, SMALL_Z);  // common/l2_planes.h
-    if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access of a plane's run
+    if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access of a row
         constexpr unsigned U = kUnaligned<T>;
-        const unsigned run = ((N - 2) * N + U - 1) / U + 1;  // accesses a plane's run takes, at most
-        dim3 grid(ceil_div(run, THREADS), ceil_div(N - 2, z), 1);
-        launch_unaligned<T, WithSource>(grid, dim3(THREADS, 1, 1), from, static_cast<T*>(out), source, N, z, step, s);
+        constexpr unsigned BX = kUnalignedX<T>;
+        dim3 block(BX, THREADS / BX, 1);
+        dim3 grid(ceil_div(N + U - 1, U * BX), ceil_div(N, THREADS / BX), ceil_div(N - 2, z));
+        launch_unaligned<T, WithSource>(grid, block, from, static_cast<T*>(out), source, N, z, step, s);
     } else {
         dim3 block(BLOCK_X, BLOCK_Y, 1);
         dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, z));
@@ -349,7 +349,7 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
         return with_width<T>(N, [&](auto w) {
             if constexpr (w.value == 1)  // the unaligned kernel: each instance has the same resources
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false>),
-                                   dim3(THREADS, 1, 1), unsigned(kUnaligned<T>)};
+                                   dim3(kUnalignedX<T>, THREADS / kUnalignedX<T>, 1), unsigned(kUnaligned<T>)};
             else
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
                                    dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
