@@ -441,6 +441,22 @@ def into_results(root, device, flag, part, put):
     return doc
 
 
+def measure_alone(flag, parts, runners, measured, build, a, titles=None):
+    """Runs those of `parts` whose key `runners` names (key -> run(part, measured, build, a, tmp,
+    number), the RUN_PART signature) into `measured`, saying each (its part's title, or titles[key]);
+    False after saying so if stopped."""
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for number, part in enumerate(parts):
+                if part.key in runners:
+                    say(f"bench {flag}: {(titles or {}).get(part.key, part.title)}")
+                    runners[part.key](part, measured, build, a, Path(tmp), number)
+    except (BenchStopped, KeyboardInterrupt) as e:
+        say(f"bench {flag}: stopped ({e or 'interrupted'})")
+        return False
+    return True
+
+
 def only_fused(root, build, reps):
     """Stage 08 against stage 07 again, put into this GPU's results file in place of the old part;
     the part records its own date and commit (heat.fused_run), which its figure shows."""
@@ -489,14 +505,7 @@ def only_heat(root, build, a):
                            heat=True, fused=(build / f"stage_{FUSED_STAGE}_solution").exists(), high_order=False,
                            ncu=False, alternatives=False)
     measured = {"heat": None, "gpu": None}
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for number, part in enumerate(parts):
-                if part.key in ("heat", "fused"):
-                    say(f"bench --only-heat: {part.title}")
-                    (run_heat if part.key == "heat" else run_fused)(part, measured, build, a, Path(tmp), number)
-    except (BenchStopped, KeyboardInterrupt) as e:
-        say(f"bench --only-heat: stopped ({e or 'interrupted'})")
+    if not measure_alone("--only-heat", parts, {"heat": run_heat, "fused": run_fused}, measured, build, a):
         return 1
     heat = measured["heat"]
     records = [r for k in ("runs", "overhead", "accuracy", "jacobi", "fused") for r in (heat or {}).get(k) or []]
@@ -529,17 +538,11 @@ def only_high_order(root, build, a):
     parts = plan.main_plan(build, [int(x) for x in a.n.split(",")], a.reps, a.full, one_sweep=[], convergence=False,
                            heat=False, fused=False, high_order=True, ncu=False, alternatives=not a.no_alternatives)
     measured = {"gpu": None}
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for number, part in enumerate(parts):
-                if part.key == "high_order":
-                    say(f"bench --only-10: {part.title}")
-                    run_high_order(part, measured, build, a, Path(tmp), number)
-                elif part.key == "alternatives":
-                    say("bench --only-10: CuPy and PyTorch, R = 1..4")
-                    order_alternatives(measured.get("high_order"), part.extra.get("reps", a.reps or 20), a.full)
-    except (BenchStopped, KeyboardInterrupt) as e:
-        say(f"bench --only-10: stopped ({e or 'interrupted'})")
+
+    def alternatives(part, measured, build, a, tmp, number):
+        order_alternatives(measured.get("high_order"), part.extra.get("reps", a.reps or 20), a.full)
+    if not measure_alone("--only-10", parts, {"high_order": run_high_order, "alternatives": alternatives},
+                         measured, build, a, titles={"alternatives": "CuPy and PyTorch, R = 1..4"}):
         return 1
     section = measured.get("high_order")
     if not section:

@@ -461,6 +461,19 @@ def quietly(fn, *args):
     return result, out.getvalue()
 
 
+@contextlib.contextmanager
+def patched(module, **names):
+    """module's attributes set to the given values for the block, and put back after it."""
+    saved = {name: getattr(module, name) for name in names}
+    try:
+        for name, value in names.items():
+            setattr(module, name, value)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def schema_tests():
@@ -601,22 +614,16 @@ def bench_tests():
         doc = fixture()
         fresh = copy.deepcopy(doc["heat"]["fused"])
         fresh[0]["copy_gbps"] *= 1.01
-        saved = (bench.RESULTS, bench.gpu_present, heat_bench.measure_fused, bench.draw)
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                bench.RESULTS = Path(tmp)
-                bench.gpu_present = lambda build: (True, "")
-                heat_bench.measure_fused = lambda p07, p08, reps, folder: copy.deepcopy(fresh)
-                bench.draw = lambda d, name: 0
-                path = Path(tmp) / f"{bench.slug(fresh[0]['device'])}.json"
-                code, printed = quietly(bench.only_fused, PLOTS.parent, Path(tmp), 7)
-                assert code == 1 and "run the whole bench first" in printed, printed
-                path.write_text(json.dumps(doc))
-                code, printed = quietly(bench.only_fused, PLOTS.parent, Path(tmp), 7)
-                assert code == 0, printed
-                after = json.loads(path.read_text())
-            finally:
-                bench.RESULTS, bench.gpu_present, heat_bench.measure_fused, bench.draw = saved
+        with tempfile.TemporaryDirectory() as tmp, \
+                patched(bench, RESULTS=Path(tmp), gpu_present=lambda build: (True, ""), draw=lambda d, name: 0), \
+                patched(heat_bench, measure_fused=lambda p07, p08, reps, folder: copy.deepcopy(fresh)):
+            path = Path(tmp) / f"{bench.slug(fresh[0]['device'])}.json"
+            code, printed = quietly(bench.only_fused, PLOTS.parent, Path(tmp), 7)
+            assert code == 1 and "run the whole bench first" in printed, printed
+            path.write_text(json.dumps(doc))
+            code, printed = quietly(bench.only_fused, PLOTS.parent, Path(tmp), 7)
+            assert code == 0, printed
+            after = json.loads(path.read_text())
         assert after["heat"]["fused"] == fresh, "the stage 08 part is the new one"
         assert {k: v for k, v in after.items() if k != "heat"} == {k: v for k, v in doc.items() if k != "heat"}
         assert after["heat"]["runs"] == doc["heat"]["runs"], "the rest is kept"
@@ -639,23 +646,17 @@ def bench_tests():
         def measure_alternatives(high, reps, full):
             calls.append("alternatives")
             high["alternatives"] += copy.deepcopy(fresh["alternatives"])
-        saved = (bench.RESULTS, bench.gpu_present, bench.run_high_order, bench.order_alternatives, bench.draw)
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                bench.RESULTS = Path(tmp)
-                bench.gpu_present = lambda build: (True, "")
-                bench.run_high_order, bench.order_alternatives = measure_runs, measure_alternatives
-                bench.draw = lambda d, name: 0
-                (Path(tmp) / "stage_10_high_order_solution").touch()
-                path = Path(tmp) / f"{bench.slug(fresh['runs'][0]['device'])}.json"
-                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-10"])
-                assert code == 1 and "run the whole bench first" in printed, printed
-                path.write_text(json.dumps(doc))
-                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-10"])
-                assert code == 0, printed
-                after = json.loads(path.read_text())
-            finally:
-                bench.RESULTS, bench.gpu_present, bench.run_high_order, bench.order_alternatives, bench.draw = saved
+        with tempfile.TemporaryDirectory() as tmp, \
+                patched(bench, RESULTS=Path(tmp), gpu_present=lambda build: (True, ""), draw=lambda d, name: 0,
+                        run_high_order=measure_runs, order_alternatives=measure_alternatives):
+            (Path(tmp) / "stage_10_high_order_solution").touch()
+            path = Path(tmp) / f"{bench.slug(fresh['runs'][0]['device'])}.json"
+            code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-10"])
+            assert code == 1 and "run the whole bench first" in printed, printed
+            path.write_text(json.dumps(doc))
+            code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-10"])
+            assert code == 0, printed
+            after = json.loads(path.read_text())
         assert calls == ["high_order", "alternatives"] * 2, calls
         assert {k: v for k, v in after["high_order"].items() if k != "run"} == fresh, "stage 10's part is the new one"
         assert set(after["high_order"]["run"]) == {"date", "commit", "nvcc", "driver"}
@@ -679,26 +680,20 @@ def bench_tests():
         def measure_fused(part, measured, build, a, tmp, number):
             calls.append(part.key)
             measured["heat"]["fused"] = copy.deepcopy(fresh["fused"])
-        saved = (bench.RESULTS, bench.gpu_present, bench.run_heat, bench.run_fused, bench.draw)
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                bench.RESULTS = Path(tmp)
-                bench.gpu_present = lambda build: (True, "")
-                bench.run_heat, bench.run_fused = measure_heat, measure_fused
-                bench.draw = lambda d, name: 0
-                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
-                assert code == 1 and "stage 07 was not built" in printed and not calls, printed
-                for stage in ("07_heat_equation", "08_temporal_blocking"):
-                    (Path(tmp) / f"stage_{stage}_solution").touch()
-                path = Path(tmp) / f"{bench.slug(fresh['runs'][0]['device'])}.json"
-                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
-                assert code == 1 and "run the whole bench first" in printed, printed
-                path.write_text(json.dumps(doc))
-                code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
-                assert code == 0 and "stages 07 and 08's part" in printed, printed
-                after = json.loads(path.read_text())
-            finally:
-                bench.RESULTS, bench.gpu_present, bench.run_heat, bench.run_fused, bench.draw = saved
+        with tempfile.TemporaryDirectory() as tmp, \
+                patched(bench, RESULTS=Path(tmp), gpu_present=lambda build: (True, ""), draw=lambda d, name: 0,
+                        run_heat=measure_heat, run_fused=measure_fused):
+            code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
+            assert code == 1 and "stage 07 was not built" in printed and not calls, printed
+            for stage in ("07_heat_equation", "08_temporal_blocking"):
+                (Path(tmp) / f"stage_{stage}_solution").touch()
+            path = Path(tmp) / f"{bench.slug(fresh['runs'][0]['device'])}.json"
+            code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
+            assert code == 1 and "run the whole bench first" in printed, printed
+            path.write_text(json.dumps(doc))
+            code, printed = quietly(bench.main, PLOTS.parent, Path(tmp), [], None, ["--only-heat"])
+            assert code == 0 and "stages 07 and 08's part" in printed, printed
+            after = json.loads(path.read_text())
         assert calls == ["heat", "fused"] * 2, calls
         assert after["heat"]["runs"] == fresh["runs"] and after["heat"]["fused"] == fresh["fused"], \
             "stages 07 and 08's part is the new one"
