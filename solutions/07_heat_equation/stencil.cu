@@ -207,11 +207,15 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
 }
 
 // For N % W = RN != 0, rows do not start on W-cell boundaries (stage 06's second kernel, in any
-// precision). A thread owns the W cells of one aligned access of a row (a row's first access
-// starts up to W - 1 cells before it), so its own cells move in whole aligned loads and stores;
-// its neighbours are RN (row j+1), W - RN (row j-1), RN² % W (plane i+1) and W - RN² % W (plane
-// i-1) cells off an aligned address: load_shifted. Along i the cells shift with the rows, so
-// nothing is kept in registers from one plane to the next (the L1 cache serves the repeats).
+// precision), and two kernels share the work. Both give a thread the W cells of one aligned access
+// (a row's first access starts up to W - 1 cells before it), so its own cells move in whole
+// aligned loads and stores; its neighbours are RN (row j+1), W - RN (row j-1), RN² % W (plane i+1)
+// and W - RN² % W (plane i-1) cells off an aligned address: load_shifted. Along i the cells shift
+// with the rows, so nothing is kept in registers from one plane to the next (the L1 cache serves
+// the repeats).
+//
+// Neumann and periodic: the threads of a block take rows, a row's accesses each. A thread whose
+// cells are sources of face ghosts writes those ghosts (store_face_ghosts), as in the aligned kernel.
 template <int W, int RN, class T, bool WithSource>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
@@ -251,19 +255,69 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
                 for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
             }
         }
-        if (!inRow) continue;
-        // The row's own cells: state cells get the step; with Dirichlet boundaries its two ghosts
-        // (k = 0, N-1) get their own value again, so that the access is written whole.
-        const bool dirichlet = bc == Boundary::Dirichlet;
-        for (int e = 0; e < W; ++e)
-            if (k + e < 1 || k + e > int(N) - 2) u.v[e] = curr.v[e];
-        if (k >= 0 && k + W - 1 <= int(N) - 1 && (dirichlet || (k >= 1 && k + W - 1 <= int(N) - 2))) {
+        if (!active) continue;
+        // The row's state cells get the step; its ghosts (k = 0, N-1) come from store_face_ghosts.
+        if (k >= 1 && k + W - 1 <= int(N) - 2) {
             store_cells<W>(out + at, u);
         } else {
             for (int e = 0; e < W; ++e)
                 if (k + e >= 1 && k + e <= int(N) - 2) out[at + e] = from_arith<T>(u.v[e]);
         }
-        if (!dirichlet) store_face_ghosts(out, u, i, j, k, N, bc);
+        store_face_ghosts(out, u, i, j, k, N, bc);
+    }
+}
+
+// Dirichlet: the threads take a plane's rows 1..N-2 as one run of accesses, thread c of a plane the
+// cells at..at+W-1, at = (the run's start rounded down to W) + W·c. No lane idles at the end of a
+// row (a row of N = 257 floats is 65 accesses: the row kernel's 96 threads leave a third idle). A
+// thread's cells may straddle two rows (more where N < W): it finds the first one's row and column
+// (a division per plane) and walks on from there. Ghosts keep their own value, and every access is
+// written whole (whole 32-byte sectors). Neumann and periodic ghosts would have to be written row
+// by row by every thread whose cells straddle a row's end: slower than the row kernel (lesson 07).
+template <int W, int RN, class T, bool WithSource>
+__global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
+heat_step_kernel_plane_run(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
+                           unsigned int N, unsigned int zChunk, Arith<T> r) {
+    using A = Arith<T>;
+    const unsigned int plane = N * N, cells = plane * N;
+    const unsigned int c = blockIdx.x * THREADS + threadIdx.x;  // this thread's access in a plane's run
+    const unsigned int iStart = 1 + blockIdx.y * zChunk;
+    const unsigned int iEnd = min(iStart + zChunk, N - 1);
+    const unsigned int lane = threadIdx.x % 32;
+    constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
+    for (unsigned int i = iStart; i < iEnd; ++i) {
+        const unsigned int first = (i * N + 1) * N, end = (i * N + N - 1) * N;  // cells (i, 1, 0), (i, N-1, 0)
+        const unsigned int at = first / W * W + W * c;  // this thread's cells at..at+W-1
+        const bool inRun = at < end;
+        Cells<T, W> curr{}, prev{}, next{}, down{}, up{};
+        if (inRun) {
+            curr = load_cells<W>(in + at);
+            prev = load_shifted<W, kPrev>(in, (long long)at - plane, cells);
+            next = load_shifted<W, kNext>(in, (long long)at + plane, cells);
+            down = load_shifted<W, kDown>(in, (long long)at - N, cells);
+            up = load_shifted<W, kUp>(in, (long long)at + N, cells);
+        }
+        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1);  // cell at-1, held by lane - 1
+        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell at+W, held by lane + 1
+        if (lane == 0 && inRun) left = to_arith(in[at - 1]);
+        if (lane == 31 && inRun) right = to_arith(in[at + W]);
+        Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
+        if constexpr (WithSource) {
+            if (inRun) {
+                Cells<T, W> q = load_cells<W>(source + at);
+                for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
+            }
+        }
+        if (!inRun) continue;
+        // Row j and column k of the first cell (j < 0: it lies in plane i-1, where N < W), then of
+        // each: state cells keep the step, ghosts their own value.
+        const int rel = int(at - i * plane), n = int(N);
+        const int j0 = rel >= 0 ? rel / n : -1 - (-rel - 1) / n, k0 = rel - j0 * n;
+        for (int e = 0, j = j0, k = k0; e < W; ++e) {
+            if (j < 1 || j > n - 2 || k < 1 || k > n - 2) u.v[e] = curr.v[e];
+            if (++k == n) k = 0, ++j;
+        }
+        store_cells<W>(out + at, u);
     }
 }
 
@@ -286,15 +340,26 @@ template <class T, class F> auto with_width(unsigned N, F f) {
     return f(std::integral_constant<int, 1>{});
 }
 
-// The unaligned kernel for N % kUnaligned<T> = RN, RN a compile-time constant.
+// The unaligned kernels for N % kUnaligned<T> = RN, RN a compile-time constant: the plane-run
+// kernel for Dirichlet, the row kernel for Neumann and periodic.
 template <class T, bool WithSource, int RN = 1>
-void launch_unaligned(dim3 grid, dim3 block, const T* in, T* out, const T* source, unsigned N, unsigned z,
-                      const HeatStep& step, cudaStream_t s) {
+void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned z, const HeatStep& step,
+                      cudaStream_t s) {
     if constexpr (RN < kUnaligned<T>) {
-        if (N % kUnaligned<T> != RN)
-            return launch_unaligned<T, WithSource, RN + 1>(grid, block, in, out, source, N, z, step, s);
-        heat_step_kernel_unaligned<kUnaligned<T>, RN, T, WithSource><<<grid, block, 0, s>>>(in, out, source, N, z,
-                                                                                      step.bc, Arith<T>(step.r));
+        if (N % kUnaligned<T> != RN) return launch_unaligned<T, WithSource, RN + 1>(in, out, source, N, z, step, s);
+        constexpr unsigned U = kUnaligned<T>;
+        if (step.bc == Boundary::Dirichlet) {
+            const unsigned run = ((N - 2) * N + U - 1) / U + 1;  // accesses a plane's run takes, at most
+            dim3 grid(ceil_div(run, THREADS), ceil_div(N - 2, z), 1);
+            heat_step_kernel_plane_run<U, RN, T, WithSource><<<grid, THREADS, 0, s>>>(in, out, source, N, z,
+                                                                                     Arith<T>(step.r));
+        } else {
+            constexpr unsigned BX = kUnalignedX<T>;
+            dim3 block(BX, THREADS / BX, 1);
+            dim3 grid(ceil_div(N + U - 1, U * BX), ceil_div(N, THREADS / BX), ceil_div(N - 2, z));
+            heat_step_kernel_unaligned<U, RN, T, WithSource><<<grid, block, 0, s>>>(in, out, source, N, z, step.bc,
+                                                                                   Arith<T>(step.r));
+        }
     }
 }
 
@@ -303,12 +368,8 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     const T* from = static_cast<const T*>(in);
     const T* source = static_cast<const T*>(step.source);
     const unsigned z = planes_per_thread(N, sizeof(T), Z_CHUNK, SMALL_Z);  // common/l2_planes.h
-    if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access of a row
-        constexpr unsigned U = kUnaligned<T>;
-        constexpr unsigned BX = kUnalignedX<T>;
-        dim3 block(BX, THREADS / BX, 1);
-        dim3 grid(ceil_div(N + U - 1, U * BX), ceil_div(N, THREADS / BX), ceil_div(N - 2, z));
-        launch_unaligned<T, WithSource>(grid, block, from, static_cast<T*>(out), source, N, z, step, s);
+    if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access
+        launch_unaligned<T, WithSource>(from, static_cast<T*>(out), source, N, z, step, s);
     } else {
         dim3 block(BLOCK_X, BLOCK_Y, 1);
         dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, z));
@@ -347,12 +408,16 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
     return with_storage_type(step.precision, [&](auto t) {
         using T = decltype(t);
         return with_width<T>(N, [&](auto w) {
-            if constexpr (w.value == 1)  // the unaligned kernel: each instance has the same resources
+            if constexpr (w.value == 1) {  // an unaligned kernel: each RN's instance has the same resources
+                if (step.bc == Boundary::Dirichlet)
+                    return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_plane_run<kUnaligned<T>, 1, T, false>),
+                                       dim3(THREADS, 1, 1), unsigned(kUnaligned<T>)};
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false>),
                                    dim3(kUnalignedX<T>, THREADS / kUnalignedX<T>, 1), unsigned(kUnaligned<T>)};
-            else
+            } else {
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
                                    dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
+            }
         });
     });
 }
