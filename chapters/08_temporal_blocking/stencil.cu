@@ -163,8 +163,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of(i) : i;
         for (int row = 0; row < ROWS; ++row) {
             const T* cells = in + p * plane + corner + row * N;
-            if (!checked.value && !j_face && !k_face && vector) {
-                c[row] = load_strip<W>(cells, 0, W, true);
+            if (!checked.value && !j_face && !k_face && (vector || mapped)) {  // every cell inside the grid
+                c[row] = load_strip<W>(cells, 0, W, vector);  // one access, or W cells unchecked
             } else if (mapped) {
                 const T* state_row = in + p * plane + row_of[ROWS * y + row];
                 if (k_face && ghost_cells) {
@@ -187,16 +187,25 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
-            // All W cells or none, in one access; but a row or plane on a face has ghosts to write
+            // All W cells or none, in one access (W unchecked stores where rows start off W-cell
+            // boundaries, Neumann and periodic); but a row or plane on a face has ghosts to write
             // beside it (Neumann, periodic), cell by cell below. (Face planes come only in the
             // checked iterations, face rows only in tiles along the j faces.)
             const bool face = mapped && ((j_face && (face_rows >> row & 1)) ||
                                          (checked.value && (p == 1 || p == N - 2)));
-            if (!k_face && vector && !face) {
+            // Neumann, periodic: also in a tile at a k face, a thread with no ghost among its
+            // cells and no source of one. (Dirichlet's kernel has no register to spare for these
+            // paths: it would spill; lesson 08.)
+            const bool whole = !k_face || (mapped && !(ghost_cells | face_cells));
+            if (whole && (vector || mapped) && !face) {
                 if (!lane_writes) continue;
-                Cells<T, W> v;
-                for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
-                store_cells<W>(cell, v);
+                if (vector) {
+                    Cells<T, W> v;
+                    for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
+                    store_cells<W>(cell, v);
+                } else {
+                    for (int e = 0; e < W; ++e) cell[e] = from_arith<T>(u[row].v[e]);
+                }
                 continue;
             }
 #pragma unroll
