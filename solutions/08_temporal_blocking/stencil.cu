@@ -83,6 +83,10 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // state cell (exercise 2), so the tile's halo is loaded from those cells and every cell of the
     // tile is computed as a state cell, with no face code in the loop. Dirichlet ghosts keep their value.
     constexpr bool mapped = neumann || periodic;
+    // Periodic boundaries also take the shorter paths of `load` and `store` below, where rows start
+    // off W-cell boundaries and in the tiles at a k face. Dirichlet's and Neumann's kernels have no
+    // register to spare for them: they spill, and Neumann lost 2-4% at multiples of 4 (lesson 08).
+    constexpr bool spare = periodic;
     // edges[s][b][1 + y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows
     // its neighbours above and below need, in two buffers b so that level s can write the plane it
     // computes now while level s+1 reads the one before. Slots 0 and WARPS + 1 hold zeros for the
@@ -154,8 +158,10 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of(i) : i;
         for (int row = 0; row < ROWS; ++row) {
             const T* cells = in + p * plane + corner + row * N;
-            if (!checked.value && !j_face && !k_face && (vector || mapped)) {  // every cell inside the grid
-                c[row] = load_strip<W>(cells, 0, W, vector);  // one access, or W cells unchecked
+            if (!checked.value && !j_face && !k_face && vector) {
+                c[row] = load_strip<W>(cells, 0, W, true);
+            } else if (spare && !checked.value && !j_face && !k_face) {  // every cell inside: no tests
+                c[row] = load_strip<W>(cells, 0, W, false);
             } else if (mapped) {
                 const T* state_row = in + p * plane + row_of[ROWS * y + row];
                 if (k_face && ghost_cells) {
@@ -178,17 +184,21 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
             T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
-            // All W cells or none, in one access (W unchecked stores where rows start off W-cell
-            // boundaries, Neumann and periodic); but a row or plane on a face has ghosts to write
+            // All W cells or none, in one access; but a row or plane on a face has ghosts to write
             // beside it (Neumann, periodic), cell by cell below. (Face planes come only in the
             // checked iterations, face rows only in tiles along the j faces.)
             const bool face = mapped && ((j_face && (face_rows >> row & 1)) ||
                                          (checked.value && (p == 1 || p == N - 2)));
-            // Neumann, periodic: also in a tile at a k face, a thread with no ghost among its
-            // cells and no source of one. (Dirichlet's kernel has no register to spare for these
-            // paths: it would spill; lesson 08.)
-            const bool whole = !k_face || (mapped && !(ghost_cells | face_cells));
-            if (whole && (vector || mapped) && !face) {
+            if (!k_face && vector && !face) {
+                if (!lane_writes) continue;
+                Cells<T, W> v;
+                for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
+                store_cells<W>(cell, v);
+                continue;
+            }
+            // Periodic: all or none without tests too where rows start off W-cell boundaries, and
+            // in a tile at a k face, where a thread's cells hold no ghost and no ghost's source.
+            if (spare && !face && (!k_face || !(ghost_cells | face_cells))) {
                 if (!lane_writes) continue;
                 if (vector) {
                     Cells<T, W> v;
