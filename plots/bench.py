@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from common import BenchStopped, command_output, environment, run_program, say, slug, tool, unchecked
+from lesson_tables import after_writing
 from results_schema import SCHEMA, ResultsError, load_results, load_sweep, validate
 
 HERE = Path(__file__).resolve().parent
@@ -415,6 +416,8 @@ def finish(root, doc, a, parts, progress):
     path = RESULTS / f"{slug(doc['gpu'])}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     say(f"\nwrote {path.relative_to(root) if path.is_relative_to(root) else path}")
+    for line in after_writing(root, path):
+        say(line)
     summary(doc)
     say("\nfigures:")
     return draw(doc, slug(doc["gpu"]))
@@ -438,6 +441,8 @@ def into_results(root, device, flag, part, put):
     validate(doc)
     path.write_text(json.dumps(doc, indent=1) + "\n")
     say(f"\nwrote {shown} ({part})")
+    for line in after_writing(root, path):
+        say(line)
     return doc
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from common import BenchStopped
 from figures import STAGE_COLORS, heading, not_drawn, pyplot, save, subtitle
+from lesson_tables import after_writing
 from results_schema import SWEEP_SCHEMA, ResultsError, validate_sweep
 
 SWEEP_STAGES = ("02_basic_sweep", "06_roofline")
@@ -217,6 +218,8 @@ def _write(doc, root, slug, results_dir, figures_dir, say):
     path = folder / f"{slug(doc['gpu'])}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     say(f"\nwrote {path.relative_to(root) if path.is_relative_to(root) else path}")
+    for line in after_writing(root, path):
+        say(line)
     say(summary(doc))
     return draw(doc, figures_dir / slug(doc["gpu"]), say)
 

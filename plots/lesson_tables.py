@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""The lessons' tables of measured figures, made from the shipped results files, so that a lesson
+and the file it quotes cannot drift apart.
+
+    python3 plots/lesson_tables.py            check: exit 1 naming each table that differs from its file
+    python3 plots/lesson_tables.py --write    rewrite the tables from the files (after shipping new results)
+
+A table sits in a lesson between two marker lines, which this script keeps:
+
+    <!-- table fused_pairs: made from the shipped results by plots/lesson_tables.py -->
+
+    | ... the table ... |
+
+    <!-- end table -->
+
+The prose around a table is the lesson's own: after --write, read it again against the new table.
+tests/test_lesson_tables.py runs the check in the unit suite.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GPU = "nvidia-h100-80gb-hbm3"  # the GPU whose results the lessons quote
+MAIN = f"plots/results/{GPU}.json"
+SWEEP = f"plots/results/sweep/{GPU}.json"
+ORDERS = f"plots/results/runs/stage10_orders-{GPU}.json"
+ORDERS_SWEEP = f"plots/results/runs/stage10_sweep-{GPU}.json"
+
+BEGIN = re.compile(r"^<!-- table (\w+): made from the shipped results by plots/lesson_tables\.py -->$")
+END = "<!-- end table -->"
+BOUNDARY_NAME = {"dirichlet": "Dirichlet", "neumann": "Neumann", "periodic": "periodic"}
+
+
+def _load(root, path):
+    return json.loads((root / path).read_text(encoding="utf-8"))
+
+
+def _rows(header, align, rows):
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
+def _pct(fraction):
+    return f"{100 * fraction:.1f}%"
+
+
+def _bold(text, on):
+    return f"**{text}**" if on else text
+
+
+def _span(values, fmt, unit):
+    """'a–b' and the unit, of the least and the most value: '91.0–98.5%'."""
+    low, high = fmt(min(values)), fmt(max(values))
+    return (low if low == high else f"{low}–{high}") + unit
+
+
+def _percent_span(fractions):
+    return _span([100 * x for x in fractions], "{:.1f}".format, "%")
+
+
+def _times_span(ratios):
+    return _span(ratios, "{:.2f}".format, "×")
+
+
+# --- stage 07 --------------------------------------------------------------------------------------
+
+HEAT_N512_ROWS = [("dirichlet", "float"), ("neumann", "float"), ("periodic", "float"), ("dirichlet", "double"),
+                  ("dirichlet", "half"), ("dirichlet", "bf16"), ("neumann", "half"), ("periodic", "half")]
+
+
+def heat_n512(root):
+    """Stage 07 at the main file's largest N: one step per boundary and precision, and the analytic
+    error of the same configuration's checked run at the smallest N."""
+    runs = _load(root, MAIN)["heat"]["runs"]
+    n, small = max(r["n"] for r in runs), min(r["n"] for r in runs)
+    at = {(r["n"], r["bc"], r["precision"]): r for r in runs}
+    rows = []
+    for bc, precision in HEAT_N512_ROWS:
+        r = at[(n, bc, precision)]
+        mark = "*" if r["fraction_of_copy"] > 1 else ""  # a disturbed copy: the lesson's footnote says
+        rows.append([bc, precision, f"{r['step_ms']['median']:.3f}", f"{r['updates_per_s'] / 1e9:.1f}",
+                     _pct(r["fraction_of_copy"]) + mark, f"{at[(small, bc, precision)]['analytic_error']:.1e}"])
+    return _rows(["boundary", "precision", "ms/step", "G cell-updates/s", "% of copy",
+                  f"analytic error (N = {small})"], ["---", "---", "---:", "---:", "---:", "---:"], rows)
+
+
+def _series(heat, stage, bc, precision):
+    for s in heat["series"]:
+        if s["stage"].startswith(stage) and (s["bc"], s["precision"]) == (bc, precision) and s["status"] == "measured":
+            return {p["n"]: p for p in s["points"]}
+    return None
+
+
+def heat_sweep(root):
+    """Stage 07's share of a copy over the sweep: at the multiples of the vector width (4 cells in
+    float, 8 in half) and elsewhere, the least with its N, N = 512; then half over float."""
+    heat = _load(root, SWEEP)["heat"]
+    rows = []
+    for precision in ("float", "half"):
+        for bc in ("dirichlet", "neumann", "periodic"):
+            pts = _series(heat, "07", bc, precision)
+            if pts is None:
+                continue
+            width = 4 if precision == "float" else 8
+            aligned = [p["fraction_of_copy"] for n, p in pts.items() if n % width == 0]
+            other = [p["fraction_of_copy"] for n, p in pts.items() if n % width]
+            least = min(pts.values(), key=lambda p: p["fraction_of_copy"])
+            rows.append([f"{BOUNDARY_NAME[bc]} {precision}", _percent_span(aligned), _percent_span(other),
+                         f"{_pct(least['fraction_of_copy'])} ({least['n']})", _pct(pts[512]["fraction_of_copy"])])
+    for bc in ("dirichlet", "periodic"):
+        half, single = _series(heat, "07", bc, "half"), _series(heat, "07", bc, "float")
+        ratio = {n: half[n]["updates_per_s"] / single[n]["updates_per_s"] for n in half if n in single and n >= 384}
+        times = lambda x: f"{x:.2f}×"
+        least = min(ratio, key=ratio.get)
+        rows.append([f"half ÷ float, {BOUNDARY_NAME[bc]}, N ≥ 384",
+                     _times_span([x for n, x in ratio.items() if n % 8 == 0]),
+                     _times_span([x for n, x in ratio.items() if n % 8]), f"{times(ratio[least])} ({least})",
+                     times(ratio[512])])
+    return _rows(["series", "multiples of 4 (8 for half)", "other N", "least, at N", "at N = 512"],
+                 ["---", "---:", "---:", "---:", "---:"], rows)
+
+
+# --- stage 08 --------------------------------------------------------------------------------------
+
+def _loop_rate(r):
+    """Cell-updates per second of the timed loop of r["steps"] steps (as plots/heat_plot.py)."""
+    return (r["n"] - 2) ** 3 * r["steps"] / (r["loop_ms"]["median"] * 1e-3)
+
+
+def fused_over_s(root):
+    """Stage 08 over S against stage 07, Dirichlet float, at each N of the main file's S sweep."""
+    records = [r for r in _load(root, MAIN)["heat"]["fused"]
+               if (r["bc"], r["precision"]) == ("dirichlet", "float") and r["check"]["ok"]]
+    sizes = sorted({r["n"] for r in records})
+    steps = sorted({r["fused_steps"] for r in records if r["stage"].startswith("08")})
+    rows = []
+    for n in sizes:
+        base = next(_loop_rate(r) for r in records if r["n"] == n and r["stage"].startswith("07"))
+        rate = {r["fused_steps"]: _loop_rate(r) for r in records if r["n"] == n and r["stage"].startswith("08")}
+        best = max(rate, key=rate.get)
+        rows.append([n, f"{base / 1e9:.1f}"] + [_bold(f"{rate[s] / 1e9:.1f}", s == best) for s in steps]
+                    + [_bold(f"{rate[best] / base:.2f}×", n == sizes[-1])])
+    return _rows(["N", "stage 07"] + [f"S = {s}" for s in steps] + ["best against stage 07"],
+                 ["---:"] * (len(steps) + 3), rows)
+
+
+def fused_pairs(root):
+    """Stage 08 at one S against stage 07, for every boundary condition and precision, at the
+    largest N of the main file's pairs."""
+    records = [r for r in _load(root, MAIN)["heat"]["fused"] if r["check"]["ok"]]
+    others = [r for r in records if r["stage"].startswith("08") and (r["bc"], r["precision"]) != ("dirichlet", "float")]
+    n, S = max((r["n"], r["fused_steps"]) for r in others)
+    rate = {}
+    for r in records:
+        if r["n"] == n and (r["stage"].startswith("07") or r["fused_steps"] == S):
+            rate[(r["stage"][:2], r["bc"], r["precision"])] = _loop_rate(r)
+    precisions = ("float", "double", "half", "bf16")
+    cells = {(bc, p): (rate[("08", bc, p)], rate[("07", bc, p)]) for bc in BOUNDARY_NAME for p in precisions}
+    best = max(cells, key=lambda key: cells[key][0] / cells[key][1])
+    rows = [[BOUNDARY_NAME[bc]] + [_bold(f"{cells[(bc, p)][0] / cells[(bc, p)][1]:.2f}×", (bc, p) == best)
+                                   + f" ({cells[(bc, p)][1] / 1e9:.0f} → {cells[(bc, p)][0] / 1e9:.0f})"
+                                   for p in precisions] for bc in BOUNDARY_NAME]
+    return _rows(["boundaries"] + list(precisions), ["---"] + ["---:"] * len(precisions), rows)
+
+
+def fused_sweep(root):
+    """Stage 08's speed-up over stage 07 (same N, boundaries and precision) over the sweep."""
+    heat = _load(root, SWEEP)["heat"]
+    rows = []
+    for s in heat["series"]:
+        if not s["stage"].startswith("08") or s["status"] != "measured":
+            continue
+        pts = {p["n"]: p["speedup_over_07"] for p in s["points"] if p.get("speedup_over_07") is not None}
+        at = lambda ns: min(((pts[n], n) for n in ns), default=None)
+        least, least4, least_other = at(pts), at(n for n in pts if n % 4 == 0), at(n for n in pts if n % 4)
+        most = max((x, n) for n, x in pts.items())
+        text = lambda xn: f"{xn[0]:.2f}× ({xn[1]})"
+        rows.append([f"08 {BOUNDARY_NAME[s['bc']]} {s['precision']}", text(least), text(least4), text(least_other),
+                     f"{pts[512]:.2f}×", text(most)])
+    return _rows(["series", "least", "least, N a multiple of 4", "least, other N", "N = 512", "most"],
+                 ["---", "---:", "---:", "---:", "---:", "---:"], rows)
+
+
+# --- stage 10 --------------------------------------------------------------------------------------
+
+def high_order_orders(root):
+    """Stage 10's three kernels per order at N = 512 and 256: median ms, speed-up over the basic
+    kernel, share of a copy."""
+    records = _load(root, ORDERS)["records"]
+    at = {(r["order"], r["n"], r["kernel"]): r for r in records}
+    rows = []
+    for R in sorted({r["order"] for r in records}):
+        for n in sorted({r["n"] for r in records}, reverse=True):
+            ms = {k: at[(R, n, k)]["time_ms"]["median"] for k in ("basic", "tiled", "fast")}
+            rows.append([R, at[(R, n, "basic")]["points"], n] + [f"{ms[k]:.3f}" for k in ("basic", "tiled", "fast")]
+                        + [f"{ms['basic'] / ms[k]:.2f}×" for k in ("tiled", "fast")]
+                        + [" / ".join(_pct(at[(R, n, k)]["fraction_of_copy"]) for k in ("basic", "tiled", "fast"))])
+    return _rows(["R", "points", "N", "basic", "tiled", "fast", "tiled vs basic", "fast vs basic",
+                  "% of copy: basic / tiled / fast"], ["---:"] * 9, rows)
+
+
+def high_order_sweep(root):
+    """Stage 10's fast kernel over the sweep: its share of a copy per order at N = 512, at the
+    multiples of 4 and elsewhere, and the least with its N."""
+    records = _load(root, ORDERS_SWEEP)["records"]
+    rows = []
+    for R in sorted({r["order"] for r in records}):
+        pts = {r["n"]: r["fraction_of_copy"] for r in records if r["order"] == R}
+        least = min(pts, key=pts.get)
+        rows.append([R, _pct(pts[512]), _percent_span([x for n, x in pts.items() if n % 4 == 0]),
+                     _percent_span([x for n, x in pts.items() if n % 4]), f"{_pct(pts[least])} ({least})"])
+    return _rows(["R", "N = 512", "N a multiple of 4", "other N", "least, at N"], ["---:"] * 5, rows)
+
+
+TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "fused_over_s": fused_over_s,
+          "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
+          "high_order_sweep": high_order_sweep}
+
+
+class TableError(Exception):
+    pass
+
+
+def regions(text, where):
+    """[(name, first line, end line)] of the tables in a lesson's lines (the rows between the markers)."""
+    lines, found, start = text.split("\n"), [], None
+    for i, line in enumerate(lines):
+        begin = BEGIN.match(line)
+        if begin:
+            if start is not None:
+                raise TableError(f"{where}:{i + 1}: a table begins before the one at line {start[1]} ends")
+            if begin.group(1) not in TABLES:
+                raise TableError(f"{where}:{i + 1}: no table is named {begin.group(1)!r} "
+                                 f"(plots/lesson_tables.py makes: {', '.join(TABLES)})")
+            start = (begin.group(1), i + 1)
+        elif line == END:
+            if start is None:
+                raise TableError(f"{where}:{i + 1}: '{END}' with no table begun")
+            found.append((start[0], start[1], i))
+            start = None
+    if start is not None:
+        raise TableError(f"{where}:{start[1]}: the table {start[0]!r} has no '{END}' line")
+    return lines, found
+
+
+def lessons(root):
+    return sorted(root.glob("chapters/*/README.md")) + [root / "README.md"]
+
+
+def update(root, write):
+    """Each table compared with what its files make now: [(file, name, lines now, lines made)] of
+    those that differ; with `write`, those are rewritten."""
+    stale, made = [], {}
+    for path in lessons(root):
+        where = path.relative_to(root)
+        lines, found = regions(path.read_text(encoding="utf-8"), where)
+        for name, first, end in reversed(found):
+            if name not in made:  # a blank line each side, so that Markdown sees a table between comments
+                made[name] = [""] + TABLES[name](root) + [""]
+            if lines[first:end] != made[name]:
+                stale.append((where, name, lines[first:end], made[name]))
+                lines[first:end] = made[name]
+        if write and any(s[0] == where for s in stale):
+            path.write_text("\n".join(lines), encoding="utf-8")
+    return stale
+
+
+def after_writing(root, path):
+    """Lines to print after a bench wrote `path`: the lessons' tables that no longer match it, if
+    it is a file they quote (none otherwise)."""
+    quoted = {(root / f).resolve() for f in (MAIN, SWEEP, ORDERS, ORDERS_SWEEP)}
+    if Path(path).resolve() not in quoted:
+        return []
+    try:
+        stale = update(root, write=False)
+    except (TableError, OSError, KeyError, ValueError) as e:
+        return [f"the lessons quote this file, and their tables could not be made from it: {e}"]
+    return [f"{where}: table {name} differs from the new results" for where, name, _, _ in stale] + (
+        ["the lessons quote this file: `python3 plots/lesson_tables.py --write` brings their tables up to date"]
+        if stale else [])
+
+
+def main(argv):
+    write = "--write" in argv
+    root = Path(next((a for a in argv if not a.startswith("--")), ROOT))
+    try:
+        stale = update(root, write)
+    except (TableError, OSError, KeyError, ValueError) as e:
+        print(f"lesson tables: {e}", file=sys.stderr)
+        return 2
+    for where, name, now, made in stale:
+        verb = "rewritten" if write else "differs from its results file"
+        print(f"{where}: table {name} {verb}")
+        if not write:
+            for old, new in zip(now + [""] * len(made), made + [""] * len(now)):
+                if old != new:
+                    print(f"    lesson: {old}\n    file:   {new}")
+                    break
+    if stale and not write:
+        print("run `python3 plots/lesson_tables.py --write`, then read the prose around each table again")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
