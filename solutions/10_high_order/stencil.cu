@@ -327,19 +327,23 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     }
 }
 
-// Planes per block along i: the most (64, 32, 16 or 8) that still make kFastBlocksPerSm blocks for
-// every SM. Long chunks re-read fewer planes (each chunk also reads the R planes before and after
-// it), short ones keep every SM busy at small N.
+// Planes per block along i: the most (64, 32, 16 or 8) that still make blocks of kFastThreadsPerSm
+// threads for every SM. Long chunks re-read fewer planes (each chunk also reads the R planes before
+// and after it), short ones keep every SM busy at small N.
 #ifndef TRY_FAST_Z
 #define TRY_FAST_Z 0  // 0: chosen from N as above
 #endif
-constexpr unsigned kFastBlocksPerSm = 16;
+#ifndef TRY_FAST_THREADS_PER_SM
+#define TRY_FAST_THREADS_PER_SM 2048
+#endif
+constexpr unsigned kFastThreadsPerSm = TRY_FAST_THREADS_PER_SM;
 unsigned fast_planes(unsigned N, unsigned R) {
     if (TRY_FAST_Z > 0) return TRY_FAST_Z;
     if (N <= 2 * R) return 8;  // no interior: nothing is launched
     const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, FAST_Y);  // blocks per chunk
+    const unsigned blocks = kFastThreadsPerSm / (FAST_X * FAST_Y) * sm_count();
     unsigned z = 64;
-    while (z > 8 && layer * ceil_div(N - 2 * R, z) < kFastBlocksPerSm * sm_count()) z /= 2;
+    while (z > 8 && layer * ceil_div(N - 2 * R, z) < blocks) z /= 2;
     return z;
 }
 
