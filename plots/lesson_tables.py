@@ -5,6 +5,9 @@ and the file it quotes cannot drift apart.
     python3 plots/lesson_tables.py            check: exit 1 naming each table that differs from its file
     python3 plots/lesson_tables.py --write    rewrite the tables from the files (after shipping new results)
 
+It also checks the README's stage table, whose rows are prose: each must still contain the
+figures these files give (stage_table_phrases); a row that does not is named, to be edited by hand.
+
 A table sits in a lesson between two marker lines, which this script keeps:
 
     <!-- table fused_pairs: made from the shipped results by plots/lesson_tables.py -->
@@ -214,6 +217,77 @@ def high_order_sweep(root):
     return _rows(["R", "N = 512", "N a multiple of 4", "other N", "least, at N"], ["---:"] * 5, rows)
 
 
+# --- the README's stage table ----------------------------------------------------------------------
+# Its rows are prose; each must still contain these phrases, made from the same files. A phrase that
+# is missing is reported (the row is edited by hand).
+
+def _fused_pair_ratios(root):
+    """{(bc, precision): stage 08 over stage 07} of the main file's pairs (the table fused_pairs)."""
+    records = [r for r in _load(root, MAIN)["heat"]["fused"] if r["check"]["ok"]]
+    others = [r for r in records if r["stage"].startswith("08") and (r["bc"], r["precision"]) != ("dirichlet", "float")]
+    n, S = max((r["n"], r["fused_steps"]) for r in others)
+    rate = {(r["stage"][:2], r["bc"], r["precision"]): _loop_rate(r) for r in records
+            if r["n"] == n and (r["stage"].startswith("07") or r["fused_steps"] == S)}
+    return {(bc, p): rate[("08", bc, p)] / rate[("07", bc, p)] for (stage, bc, p) in rate if stage == "08"}
+
+
+def stage_table_phrases(root):
+    """{the start of a row of the README's stage table: [the phrases it must contain]}."""
+    doc = _load(root, MAIN)
+    at512 = {r["stage"]: r for r in doc["runs"] if r["n"] == 512}
+    basic = at512["02_basic_sweep"]["time_ms"]["median"]
+    rows = {}
+    for stage, name in (("02_basic_sweep", "02 basic sweep"), ("03_shared_tiling", "03 shared-memory tiling"),
+                        ("04_thread_coarsening", "04 thread coarsening"), ("05_register_tiling", "05 register tiling"),
+                        ("06_roofline", "06 the roofline")):
+        r = at512[stage]
+        rows[f"| [{name}]"] = [f"| {_pct(r['fraction_of_copy'])}, {basic / r['time_ms']['median']:.2f}× |"]
+    sweep = _load(root, SWEEP)
+    roofline = [p["fraction_of_copy"] for p in sweep["points"] if p["stage"] == "06_roofline" and 256 <= p["n"] <= 1024]
+    rows["| [06 the roofline]"].append(f"({_percent_span(roofline)} at every N from 256 to 1024)")
+    heat = sweep["heat"]
+    dirichlet = _series(heat, "07", "dirichlet", "float")
+    ratio = {bc: {n: _series(heat, "07", bc, "half")[n]["updates_per_s"] / _series(heat, "07", bc, "float")[n]["updates_per_s"]
+                  for n in _series(heat, "07", bc, "half") if n >= 384} for bc in ("dirichlet", "periodic")}
+    rows["| [07 the time loop]"] = [
+        f"Dirichlet at least {_pct(min(p['fraction_of_copy'] for p in dirichlet.values()))} at every N",
+        f"half {ratio['dirichlet'][512]:.2f}× float at N = 512 (Dirichlet)",
+        f"{_times_span(ratio['dirichlet'].values())} at every N from 384 (Dirichlet)",
+        f"{_times_span(ratio['periodic'].values())} (periodic)"]
+    pairs = _fused_pair_ratios(root)
+    speedup = {n: p["speedup_over_07"] for s in heat["series"] if s["stage"].startswith("08")
+               and (s["bc"], s["precision"]) == ("dirichlet", "float") for n, p in ((p["n"], p) for p in s["points"])}
+    rows["| [08 temporal blocking]"] = [
+        f"Dirichlet: {pairs[('dirichlet', 'float')]:.2f}× stage 07 at N = 512",
+        f"at least {min(speedup.values()):.2f}× at every N from 256 to 1024",
+        f"({min(x for n, x in speedup.items() if n % 4 == 0):.2f}× at multiples of 4",
+        f"Neumann {pairs[('neumann', 'float')]:.2f}×, periodic {pairs[('periodic', 'float')]:.2f}×",
+        f"double {_times_span([x for (bc, p), x in pairs.items() if p == 'double'])}",
+        f"({_times_span([x for (bc, p), x in pairs.items() if p in ('half', 'bf16')])} at N = 512"]
+    orders = {(r["order"], r["kernel"]): r for r in _load(root, ORDERS)["records"] if r["n"] == 512}
+    top = max(R for R, _ in orders)
+    over_basic = [orders[(R, "basic")]["time_ms"]["median"] / orders[(R, "fast")]["time_ms"]["median"] for R, _ in orders]
+    least = {(R, aligned): min(r["fraction_of_copy"] for r in _load(root, ORDERS_SWEEP)["records"]
+                               if r["order"] == R and (r["n"] % 4 == 0) == aligned) for R in (1, top) for aligned in (True, False)}
+    rows["| [10 higher orders]"] = [
+        f"fast kernel {_pct(orders[(1, 'fast')]['fraction_of_copy'])} (R = 1) to "
+        f"{_pct(orders[(top, 'fast')]['fraction_of_copy'])} (R = {top}) at N = 512",
+        f"{_times_span(over_basic)} the basic kernel",
+        f"at least {_pct(least[(1, True)])} (R = 1) and {_pct(least[(top, True)])} (R = {top}) at multiples of 4, "
+        f"{_pct(least[(1, False)])} and {_pct(least[(top, False)])} elsewhere"]
+    return rows
+
+
+def missing_phrases(root):
+    """[(row start, phrase)] of the README's stage table that the shipped files no longer support."""
+    lines = (root / "README.md").read_text(encoding="utf-8").split("\n")
+    missing = []
+    for start, phrases in stage_table_phrases(root).items():
+        row = next((line for line in lines if line.startswith(start)), None)
+        missing += [(start, phrase) for phrase in phrases if row is None or phrase not in row]
+    return missing
+
+
 TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "fused_over_s": fused_over_s,
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
           "high_order_sweep": high_order_sweep}
@@ -274,22 +348,27 @@ def after_writing(root, path):
     if Path(path).resolve() not in quoted:
         return []
     try:
-        stale = update(root, write=False)
+        stale, missing = update(root, write=False), missing_phrases(root)
     except (TableError, OSError, KeyError, ValueError) as e:
         return [f"the lessons quote this file, and their tables could not be made from it: {e}"]
-    return [f"{where}: table {name} differs from the new results" for where, name, _, _ in stale] + (
-        ["the lessons quote this file: `python3 plots/lesson_tables.py --write` brings their tables up to date"]
-        if stale else [])
+    return [f"{where}: table {name} differs from the new results" for where, name, _, _ in stale] + [
+        f"README.md: the stage table's row '{start[3:-1]}' no longer says what the results give ('{phrase}')"
+        for start, phrase in missing] + (
+        ["the lessons quote this file: `python3 plots/lesson_tables.py --write` remakes their tables; "
+         "the README's rows are edited by hand"] if stale or missing else [])
 
 
 def main(argv):
     write = "--write" in argv
     root = Path(next((a for a in argv if not a.startswith("--")), ROOT))
     try:
-        stale = update(root, write)
+        stale, missing = update(root, write), missing_phrases(root)
     except (TableError, OSError, KeyError, ValueError) as e:
         print(f"lesson tables: {e}", file=sys.stderr)
         return 2
+    for start, phrase in missing:
+        print(f"README.md: the stage table's row '{start[3:-1]}' should say '{phrase}' (from the shipped results): "
+              "edit it by hand")
     for where, name, now, made in stale:
         verb = "rewritten" if write else "differs from its results file"
         print(f"{where}: table {name} {verb}")
@@ -301,7 +380,7 @@ def main(argv):
     if stale and not write:
         print("run `python3 plots/lesson_tables.py --write`, then read the prose around each table again")
         return 1
-    return 0
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@
   changed in a results file, is reported naming the lesson and the table, and exits 1; --write
   puts the table right and leaves every other line of the lesson as it was;
 - a table of an unknown name, or one with no end marker, exits 2 naming the line;
-- a bench that writes a quoted results file says which tables no longer match it.
+- a figure of the README's stage table that the results no longer give is named, row and figure;
+- a bench that writes a quoted results file says which tables and rows no longer match it.
 
 Exit status 0: all passed; 1: a test failed.
 """
@@ -91,6 +92,17 @@ def main():
               and any("--write" in line for line in lines), lines)
         check("... and nothing for a file no lesson quotes",
               lesson_tables.after_writing(tmp, tmp / "plots/results/other-gpu.json") == [])
+
+        # A figure of the README's stage table that the results no longer give.
+        readme = (tmp / "README.md").read_text(encoding="utf-8")
+        phrase = lesson_tables.stage_table_phrases(tmp)["| [06 the roofline]"][0]
+        (tmp / "README.md").write_text(readme.replace(phrase, "| 12.3%, 4.56× |"), encoding="utf-8")
+        code, out = run(tmp, "--write")
+        check("a stage-table figure gone from the README: exit 1 naming the row and the figure, --write or not",
+              code == 1 and f"row '06 the roofline' should say '{phrase}'" in out, out)
+        check("... and a bench says so", any("06 the roofline" in line
+                                             for line in lesson_tables.after_writing(tmp, main_file)))
+        (tmp / "README.md").write_text(readme, encoding="utf-8")
 
         bad = tmp / "chapters/01_x/README.md"
         bad.parent.mkdir(parents=True)
