@@ -96,6 +96,12 @@ def _series(heat, stage, bc, precision):
     return None
 
 
+def _half_over_float(heat, bc):
+    """{N: stage 07's cell-updates/s in half over float} at every N from 384 of the sweep."""
+    half, single = _series(heat, "07", bc, "half"), _series(heat, "07", bc, "float")
+    return {n: half[n]["updates_per_s"] / single[n]["updates_per_s"] for n in half if n in single and n >= 384}
+
+
 def heat_sweep(root):
     """Stage 07's share of a copy over the sweep: at the multiples of the vector width (4 cells in
     float, 8 in half) and elsewhere, the least with its N, N = 512; then half over float."""
@@ -113,8 +119,7 @@ def heat_sweep(root):
             rows.append([f"{BOUNDARY_NAME[bc]} {precision}", _percent_span(aligned), _percent_span(other),
                          f"{_pct(least['fraction_of_copy'])} ({least['n']})", _pct(pts[512]["fraction_of_copy"])])
     for bc in ("dirichlet", "periodic"):
-        half, single = _series(heat, "07", bc, "half"), _series(heat, "07", bc, "float")
-        ratio = {n: half[n]["updates_per_s"] / single[n]["updates_per_s"] for n in half if n in single and n >= 384}
+        ratio = _half_over_float(heat, bc)
         times = lambda x: f"{x:.2f}×"
         least = min(ratio, key=ratio.get)
         rows.append([f"half ÷ float, {BOUNDARY_NAME[bc]}, N ≥ 384",
@@ -149,18 +154,21 @@ def fused_over_s(root):
                  ["---:"] * (len(steps) + 3), rows)
 
 
-def fused_pairs(root):
-    """Stage 08 at one S against stage 07, for every boundary condition and precision, at the
-    largest N of the main file's pairs."""
+def _fused_pair_rates(root):
+    """{(bc, precision): (stage 08's rate, stage 07's)} of the main file's pairs: stage 08 at one S
+    against stage 07, every boundary condition and precision, at the largest N measured for them."""
     records = [r for r in _load(root, MAIN)["heat"]["fused"] if r["check"]["ok"]]
     others = [r for r in records if r["stage"].startswith("08") and (r["bc"], r["precision"]) != ("dirichlet", "float")]
     n, S = max((r["n"], r["fused_steps"]) for r in others)
-    rate = {}
-    for r in records:
-        if r["n"] == n and (r["stage"].startswith("07") or r["fused_steps"] == S):
-            rate[(r["stage"][:2], r["bc"], r["precision"])] = _loop_rate(r)
+    rate = {(r["stage"][:2], r["bc"], r["precision"]): _loop_rate(r) for r in records
+            if r["n"] == n and (r["stage"].startswith("07") or r["fused_steps"] == S)}
+    return {(bc, p): (rate[("08", bc, p)], rate[("07", bc, p)]) for (stage, bc, p) in rate if stage == "08"}
+
+
+def fused_pairs(root):
+    """The pairs as a table: the speed-up, and stage 07's rate → stage 08's, in G cell-updates/s."""
+    cells = _fused_pair_rates(root)
     precisions = ("float", "double", "half", "bf16")
-    cells = {(bc, p): (rate[("08", bc, p)], rate[("07", bc, p)]) for bc in BOUNDARY_NAME for p in precisions}
     best = max(cells, key=lambda key: cells[key][0] / cells[key][1])
     rows = [[BOUNDARY_NAME[bc]] + [_bold(f"{cells[(bc, p)][0] / cells[(bc, p)][1]:.2f}×", (bc, p) == best)
                                    + f" ({cells[(bc, p)][1] / 1e9:.0f} → {cells[(bc, p)][0] / 1e9:.0f})"
@@ -221,16 +229,6 @@ def high_order_sweep(root):
 # Its rows are prose; each must still contain these phrases, made from the same files. A phrase that
 # is missing is reported (the row is edited by hand).
 
-def _fused_pair_ratios(root):
-    """{(bc, precision): stage 08 over stage 07} of the main file's pairs (the table fused_pairs)."""
-    records = [r for r in _load(root, MAIN)["heat"]["fused"] if r["check"]["ok"]]
-    others = [r for r in records if r["stage"].startswith("08") and (r["bc"], r["precision"]) != ("dirichlet", "float")]
-    n, S = max((r["n"], r["fused_steps"]) for r in others)
-    rate = {(r["stage"][:2], r["bc"], r["precision"]): _loop_rate(r) for r in records
-            if r["n"] == n and (r["stage"].startswith("07") or r["fused_steps"] == S)}
-    return {(bc, p): rate[("08", bc, p)] / rate[("07", bc, p)] for (stage, bc, p) in rate if stage == "08"}
-
-
 def stage_table_phrases(root):
     """{the start of a row of the README's stage table: [the phrases it must contain]}."""
     doc = _load(root, MAIN)
@@ -247,16 +245,16 @@ def stage_table_phrases(root):
     rows["| [06 the roofline]"].append(f"({_percent_span(roofline)} at every N from 256 to 1024)")
     heat = sweep["heat"]
     dirichlet = _series(heat, "07", "dirichlet", "float")
-    ratio = {bc: {n: _series(heat, "07", bc, "half")[n]["updates_per_s"] / _series(heat, "07", bc, "float")[n]["updates_per_s"]
-                  for n in _series(heat, "07", bc, "half") if n >= 384} for bc in ("dirichlet", "periodic")}
+    ratio = {bc: _half_over_float(heat, bc) for bc in ("dirichlet", "periodic")}
     rows["| [07 the time loop]"] = [
         f"Dirichlet at least {_pct(min(p['fraction_of_copy'] for p in dirichlet.values()))} at every N",
         f"half {ratio['dirichlet'][512]:.2f}× float at N = 512 (Dirichlet)",
         f"{_times_span(ratio['dirichlet'].values())} at every N from 384 (Dirichlet)",
         f"{_times_span(ratio['periodic'].values())} (periodic)"]
-    pairs = _fused_pair_ratios(root)
-    speedup = {n: p["speedup_over_07"] for s in heat["series"] if s["stage"].startswith("08")
-               and (s["bc"], s["precision"]) == ("dirichlet", "float") for n, p in ((p["n"], p) for p in s["points"])}
+    pairs = {key: rate08 / rate07 for key, (rate08, rate07) in _fused_pair_rates(root).items()}
+    fused = next(s for s in heat["series"]
+                 if s["stage"].startswith("08") and (s["bc"], s["precision"]) == ("dirichlet", "float"))
+    speedup = {p["n"]: p["speedup_over_07"] for p in fused["points"]}
     rows["| [08 temporal blocking]"] = [
         f"Dirichlet: {pairs[('dirichlet', 'float')]:.2f}× stage 07 at N = 512",
         f"at least {min(speedup.values()):.2f}× at every N from 256 to 1024",
@@ -267,8 +265,9 @@ def stage_table_phrases(root):
     orders = {(r["order"], r["kernel"]): r for r in _load(root, ORDERS)["records"] if r["n"] == 512}
     top = max(R for R, _ in orders)
     over_basic = [orders[(R, "basic")]["time_ms"]["median"] / orders[(R, "fast")]["time_ms"]["median"] for R, _ in orders]
-    least = {(R, aligned): min(r["fraction_of_copy"] for r in _load(root, ORDERS_SWEEP)["records"]
-                               if r["order"] == R and (r["n"] % 4 == 0) == aligned) for R in (1, top) for aligned in (True, False)}
+    every_n = _load(root, ORDERS_SWEEP)["records"]
+    least = {(R, aligned): min(r["fraction_of_copy"] for r in every_n if r["order"] == R and (r["n"] % 4 == 0) == aligned)
+             for R in (1, top) for aligned in (True, False)}
     rows["| [10 higher orders]"] = [
         f"fast kernel {_pct(orders[(1, 'fast')]['fraction_of_copy'])} (R = 1) to "
         f"{_pct(orders[(top, 'fast')]['fraction_of_copy'])} (R = {top}) at N = 512",
