@@ -24,6 +24,8 @@ import re
 import sys
 from pathlib import Path
 
+from heat_plot import fused_pairs as pair_rates, loop_rate
+
 ROOT = Path(__file__).resolve().parent.parent
 GPU = "nvidia-h100-80gb-hbm3"  # the GPU whose results the lessons quote
 MAIN = f"plots/results/{GPU}.json"
@@ -132,11 +134,6 @@ def heat_sweep(root):
 
 # --- stage 08 --------------------------------------------------------------------------------------
 
-def _loop_rate(r):
-    """Cell-updates per second of the timed loop of r["steps"] steps (as plots/heat_plot.py)."""
-    return (r["n"] - 2) ** 3 * r["steps"] / (r["loop_ms"]["median"] * 1e-3)
-
-
 def fused_over_s(root):
     """Stage 08 over S against stage 07, Dirichlet float, at each N of the main file's S sweep."""
     records = [r for r in _load(root, MAIN)["heat"]["fused"]
@@ -145,8 +142,8 @@ def fused_over_s(root):
     steps = sorted({r["fused_steps"] for r in records if r["stage"].startswith("08")})
     rows = []
     for n in sizes:
-        base = next(_loop_rate(r) for r in records if r["n"] == n and r["stage"].startswith("07"))
-        rate = {r["fused_steps"]: _loop_rate(r) for r in records if r["n"] == n and r["stage"].startswith("08")}
+        base = next(loop_rate(r) for r in records if r["n"] == n and r["stage"].startswith("07"))
+        rate = {r["fused_steps"]: loop_rate(r) for r in records if r["n"] == n and r["stage"].startswith("08")}
         best = max(rate, key=rate.get)
         rows.append([n, f"{base / 1e9:.1f}"] + [_bold(f"{rate[s] / 1e9:.1f}", s == best) for s in steps]
                     + [_bold(f"{rate[best] / base:.2f}×", n == sizes[-1])])
@@ -155,14 +152,9 @@ def fused_over_s(root):
 
 
 def _fused_pair_rates(root):
-    """{(bc, precision): (stage 08's rate, stage 07's)} of the main file's pairs: stage 08 at one S
-    against stage 07, every boundary condition and precision, at the largest N measured for them."""
-    records = [r for r in _load(root, MAIN)["heat"]["fused"] if r["check"]["ok"]]
-    others = [r for r in records if r["stage"].startswith("08") and (r["bc"], r["precision"]) != ("dirichlet", "float")]
-    n, S = max((r["n"], r["fused_steps"]) for r in others)
-    rate = {(r["stage"][:2], r["bc"], r["precision"]): _loop_rate(r) for r in records
-            if r["n"] == n and (r["stage"].startswith("07") or r["fused_steps"] == S)}
-    return {(bc, p): (rate[("08", bc, p)], rate[("07", bc, p)]) for (stage, bc, p) in rate if stage == "08"}
+    """{(bc, precision): (stage 08's rate, stage 07's)} of the main file's pairs (heat_plot.fused_pairs,
+    which temporal_blocking.png draws): stage 08 at one S against stage 07, at one N."""
+    return pair_rates([r for r in _load(root, MAIN)["heat"]["fused"] if r["check"]["ok"]])[2]
 
 
 def fused_pairs(root):
@@ -252,9 +244,7 @@ def stage_table_phrases(root):
         f"{_times_span(ratio['dirichlet'].values())} at every N from 384 (Dirichlet)",
         f"{_times_span(ratio['periodic'].values())} (periodic)"]
     pairs = {key: rate08 / rate07 for key, (rate08, rate07) in _fused_pair_rates(root).items()}
-    fused = next(s for s in heat["series"]
-                 if s["stage"].startswith("08") and (s["bc"], s["precision"]) == ("dirichlet", "float"))
-    speedup = {p["n"]: p["speedup_over_07"] for p in fused["points"]}
+    speedup = {n: p["speedup_over_07"] for n, p in _series(heat, "08", "dirichlet", "float").items()}
     rows["| [08 temporal blocking]"] = [
         f"Dirichlet: {pairs[('dirichlet', 'float')]:.2f}× stage 07 at N = 512",
         f"at least {min(speedup.values()):.2f}× at every N from 256 to 1024",
