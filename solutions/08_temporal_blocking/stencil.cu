@@ -42,8 +42,11 @@ template <int S, class A> struct TileColumns {
     static constexpr int written = (width - halo_left - S) / W * W;
 };
 
-// Tiles along k: the last one's columns reach N-2.
-unsigned tiles_along_k(unsigned N, unsigned written) { return (N - 2) / written + 1; }
+// Tiles along k: the last one's written columns reach N-2, or N-1 where the ghosts along k are
+// written by the tiles that hold them (Neumann, periodic: see `store`).
+unsigned tiles_along_k(unsigned N, unsigned written, Boundary bc) {
+    return (bc == Boundary::Dirichlet ? N - 2 : N - 1) / written + 1;
+}
 
 // A thread's W cells of one row, in the arithmetic type, aligned for one shared-memory access.
 template <class A, int W> struct alignas(W * sizeof(A)) Strip {
@@ -83,9 +86,9 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // state cell (exercise 2), so the tile's halo is loaded from those cells and every cell of the
     // tile is computed as a state cell, with no face code in the loop. Dirichlet ghosts keep their value.
     constexpr bool mapped = neumann || periodic;
-    // Periodic boundaries also take the shorter paths of `load` and `store` below, where rows start
-    // off W-cell boundaries and in the tiles at a k face. Dirichlet's and Neumann's kernels have no
-    // register to spare for them: they spill, and Neumann lost 2-4% at multiples of 4 (lesson 08).
+    // Periodic boundaries also take the shorter path of `load` below where rows start off W-cell
+    // boundaries. Dirichlet's and Neumann's kernels have no register to spare for it: they spill,
+    // and Neumann lost 2-4% at multiples of 4 (lesson 08).
     constexpr bool spare = periodic;
     // edges[s][b][1 + y][0 or 1][x]: level s of the first and last row of thread (x, y), the rows
     // its neighbours above and below need, in two buffers b so that level s can write the plane it
@@ -128,18 +131,24 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // rows and cells, computed once.
     const bool tile_j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
     const bool tile_k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
-    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, face_cells = 0;
+    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, written_cells = 0;
     for (int row = 0; row < ROWS; ++row) {
         ghost_rows |= unsigned(!row_state(row)) << row;
         face_rows |= unsigned(j0 + row == 1 || j0 + row == N - 2) << row;
         written_rows |= unsigned(row_writes(row)) << row;
     }
-    for (int e = 0; e < W; ++e) {
-        ghost_cells |= unsigned(!cell_state(e)) << e;
-        face_cells |= unsigned(k0 + e == 1 || k0 + e == N - 2) << e;
-    }
+    for (int e = 0; e < W; ++e) ghost_cells |= unsigned(!cell_state(e)) << e;
     // Away from the k faces, a thread writes all its W cells or none.
     const bool lane_writes = col >= Tile::halo_left && col < Tile::halo_left + Tile::written;
+    // At a k face it writes those of its written columns that lie in the grid, the ghosts at k = 0
+    // and N-1 too: a Dirichlet ghost with the value it keeps, a Neumann or periodic one with its
+    // new value, computed like the state cell it holds. So no cell writes a ghost along k for
+    // another, and a thread whose cells all lie in the grid writes them in one access.
+    for (int e = 0; e < W; ++e)
+        written_cells |= unsigned(cell_writes(e) || (lane_writes && (k0 + e == 0 || k0 + e == N - 1))) << e;
+    constexpr unsigned all_cells = (1u << W) - 1;
+    // Neumann, periodic: no cell the block writes needs the positions more than S beyond a k face.
+    const bool lane_needed = k0 + W > -S && k0 < N + S;
 
     const size_t plane = size_t(N) * N;  // distance from (i, j, k) to (i+1, j, k)
     const size_t corner = size_t(j0) * N + k0;  // (0, j0, k0); j0 and k0 may lie outside the grid
@@ -165,7 +174,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             } else if (mapped) {
                 const T* state_row = in + p * plane + row_of[ROWS * y + row];
                 if (k_face && ghost_cells) {
-                    for (int e = 0; e < W; ++e) c[row].v[e] = to_arith(state_row[column_of[col + e]]);
+                    for (int e = 0; e < W; ++e)
+                        c[row].v[e] = lane_needed ? to_arith(state_row[column_of[col + e]]) : A(0);
                 } else {
                     c[row] = load_strip<W>(state_row + k0, k0, N, vector);
                 }
@@ -178,58 +188,44 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto state = [&](int p, int row, int e) {
         return p >= 1 && p <= N - 2 && !(ghost_rows >> row & 1) && !(ghost_cells >> e & 1);
     };
-    // Level S of plane p, the cells this thread writes. `checked`, j_face, k_face: as for load.
+    // Level S of plane p, the cells this thread writes: in one access where it writes all W.
     auto store = [&](int p, const Run(&u)[ROWS], auto checked, bool j_face, bool k_face) {
-#pragma unroll  // (left to itself, nvcc keeps Neumann's and periodic's loop, and re-derives the masks in it)
+        const unsigned cells = k_face ? written_cells : lane_writes ? all_cells : 0u;
+        if (!cells) return;
+#pragma unroll  // (left to itself, nvcc keeps the loop, and re-derives the masks in it)
         for (int row = 0; row < ROWS; ++row) {
             if (!(written_rows >> row & 1)) continue;
-            T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
-            // All W cells or none, in one access; but a row or plane on a face has ghosts to write
-            // beside it (Neumann, periodic), cell by cell below. (Face planes come only in the
-            // checked iterations, face rows only in tiles along the j faces.)
-            const bool face = mapped && ((j_face && (face_rows >> row & 1)) ||
-                                         (checked.value && (p == 1 || p == N - 2)));
-            if (!k_face && vector && !face) {
-                if (!lane_writes) continue;
-                Cells<T, W> v;
-                for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
-                store_cells<W>(cell, v);
-                continue;
-            }
-            // Periodic: all or none without tests too where rows start off W-cell boundaries, and
-            // in a tile at a k face, where a thread's cells hold no ghost and no ghost's source.
-            if (spare && !face && (!k_face || !(ghost_cells | face_cells))) {
-                if (!lane_writes) continue;
-                if (vector) {
-                    Cells<T, W> v;
-                    for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
-                    store_cells<W>(cell, v);
+            Cells<T, W> v;
+            for (int e = 0; e < W; ++e) v.v[e] = u[row].v[e];
+            auto put = [&](T* at) {
+                if (cells != all_cells) {
+                    for (int e = 0; e < W; ++e)
+                        if (cells >> e & 1) at[e] = from_arith<T>(v.v[e]);
+                } else if (vector) {
+                    store_cells<W>(at, v);
                 } else {
-                    for (int e = 0; e < W; ++e) cell[e] = from_arith<T>(u[row].v[e]);
+                    for (int e = 0; e < W; ++e) at[e] = from_arith<T>(v.v[e]);
                 }
+            };
+            T* cell = out + p * plane + corner + row * N;  // (p, j0 + row, k0)
+            put(cell);
+            // Neumann and periodic: a row or plane next to a face sets the ghost row or plane
+            // beside it (face rows come only in tiles along the j faces, face planes only in the
+            // checked iterations).
+            if (!mapped || !((j_face && (face_rows >> row & 1)) || (checked.value && (p == 1 || p == N - 2))))
                 continue;
+            // ---- EXERCISE 6 of 7: Neumann and periodic - the ghost rows and planes follow the new state ----
+            if (neumann || periodic) {
+                // From row (plane) 1 to the ghost it sets: the one next to it (Neumann's mirror,
+                // index 0) or the far one (periodic, index N-1); from N-2 the other way.
+                const ptrdiff_t low = neumann ? -1 : N - 2;
+                const int j = j0 + row;
+                if (j == 1) put(cell + low * N);
+                if (j == N - 2) put(cell - low * N);
+                if (p == 1) put(cell + low * ptrdiff_t(plane));
+                if (p == N - 2) put(cell - low * ptrdiff_t(plane));
             }
-#pragma unroll
-            for (int e = 0; e < W; ++e) {
-                if (!cell_writes(e)) continue;
-                const T v = from_arith<T>(u[row].v[e]);
-                cell[e] = v;
-                if (!mapped || !(face || (face_cells >> e & 1))) continue;  // no ghost beside this cell
-                // ---- EXERCISE 6 of 7: Neumann and periodic - the ghosts on the faces follow the new state ----
-                if (neumann || periodic) {
-                    // From a cell at index 1 to the ghost it sets: the one next to it (Neumann's
-                    // mirror, index 0) or the far one (periodic, index N-1); from N-2 the other way.
-                    const ptrdiff_t low = neumann ? -1 : N - 2;
-                    const int k = k0 + e, j = j0 + row;
-                    if (k == 1) cell[e + low] = v;
-                    if (k == N - 2) cell[e - low] = v;
-                    if (j == 1) cell[e + low * N] = v;
-                    if (j == N - 2) cell[e - low * N] = v;
-                    if (p == 1) cell[e + low * ptrdiff_t(plane)] = v;
-                    if (p == N - 2) cell[e - low * ptrdiff_t(plane)] = v;
-                }
-                // ---- END EXERCISE ----
-            }
+            // ---- END EXERCISE ----
         }
     };
 
@@ -404,7 +400,7 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
     shape.read_j = TILE_Y;
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
-    const unsigned tiles = tiles_along_k(N, shape.tile_k) * ceil_div(N - 2, shape.tile_j);
+    const unsigned tiles = tiles_along_k(N, shape.tile_k, BC) * ceil_div(N - 2, shape.tile_j);
     shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC, WithSource>());
     return shape;
 }
@@ -415,7 +411,7 @@ Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, 
         using T = decltype(t);
         constexpr int S = fused.value;
         const KernelShape shape = shape_of<S, T, bc.value, source.value>(N);
-        dim3 grid(tiles_along_k(N, shape.tile_k), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
+        dim3 grid(tiles_along_k(N, shape.tile_k, bc.value), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
         fused_steps_kernel<S, T, bc.value, source.value><<<grid, shape.block, shape.shared_bytes, s>>>(
             static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(step.source), int(N),
             Arith<T>(step.r), int(shape.tile_i));
