@@ -215,16 +215,14 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             if (!mapped || !((j_face && (face_rows >> row & 1)) || (checked.value && (p == 1 || p == N - 2))))
                 continue;
             // ---- EXERCISE 6 of 7: Neumann and periodic - the ghost rows and planes follow the new state ----
-            if (neumann || periodic) {
-                // From row (plane) 1 to the ghost it sets: the one next to it (Neumann's mirror,
-                // index 0) or the far one (periodic, index N-1); from N-2 the other way.
-                const ptrdiff_t low = neumann ? -1 : N - 2;
-                const int j = j0 + row;
-                if (j == 1) put(cell + low * N);
-                if (j == N - 2) put(cell - low * N);
-                if (p == 1) put(cell + low * ptrdiff_t(plane));
-                if (p == N - 2) put(cell - low * ptrdiff_t(plane));
-            }
+            // From row (plane) 1 to the ghost it sets: the one next to it (Neumann's mirror, index 0)
+            // or the far one (periodic, index N-1); from N-2 the other way.
+            const ptrdiff_t low = neumann ? -1 : N - 2;
+            const int j = j0 + row;
+            if (j == 1) put(cell + low * N);
+            if (j == N - 2) put(cell - low * N);
+            if (p == 1) put(cell + low * ptrdiff_t(plane));
+            if (p == N - 2) put(cell - low * ptrdiff_t(plane));
             // ---- END EXERCISE ----
         }
     };
