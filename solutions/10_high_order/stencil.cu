@@ -104,12 +104,13 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 //    left and right of each row (R <= 4 are needed there). No corners: a star needs none. The halo
 //    is copied straight from global to shared memory (cp.async), HALO_AHEAD planes ahead, into
 //    PLANES_S shared planes used in turn: one barrier per plane, and the copies in flight meanwhile.
-// When N is a multiple of 4 (ALIGNED) every load, copy and store is 16 bytes wide, and a warp's row
-// is whole 32-byte sectors (the boundary cells among a block's columns are written with their own
-// value, stage 06's "whole sectors"). Otherwise rows do not start on a 16-byte boundary and global
-// memory moves 4 bytes at a time; the halo is then copied, and the results stored, in the order of
-// the lanes (cells k0 + tx, k0 + tx + FAST_X, ...), so that a warp's accesses are neighbouring
-// bytes. The blocks along k end at the last interior column, N-1-R.
+// Global memory moves VEC cells per access: the widest that every row start is aligned to. When N
+// is a multiple of 4, every load, copy and store is 16 bytes wide, and a warp's row is whole
+// 32-byte sectors (the boundary cells among a block's columns are written with their own value,
+// stage 06's "whole sectors"); when N is even, 8 bytes (two accesses per thread instead of one).
+// When N is odd, 4 bytes: the halo is then copied, and the results stored, in the order of the
+// lanes (cells k0 + tx, k0 + tx + FAST_X, ...), so that a warp's accesses are neighbouring bytes.
+// The blocks along k end at the last interior column, N-1-R.
 #ifndef TRY_FAST_X
 #define TRY_FAST_X 16
 #endif
@@ -140,23 +141,38 @@ static_assert(32 % FAST_X == 0, "a warp holds whole rows: it reorders its rows' 
 static_assert(HALO_AHEAD >= 1 && HALO_AHEAD < PLANES_S, "the halo's planes must fit the shared planes");
 
 __device__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__device__ float2 load2(const float* p) { return *reinterpret_cast<const float2*>(p); }
 __device__ float4& shared4(float* p) { return *reinterpret_cast<float4*>(p); }
 __device__ float part(float4 v, int e) { return e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w; }
 
-// Four cells p[0..3] (one 16-byte load when aligned). Past a row's end they are the next row's
-// first cells, which no output needs: a single instruction reads them whatever they are. Only at
-// the grid's very end (its last row, in its last plane) would that run past the array; there
-// load_cells_inside reads only the cells that lie in the grid (bit e of `inside`).
-template <bool ALIGNED>
+// Four cells p[0..3], VEC at a time (one 16-byte load when VEC is 4). Past a row's end they are
+// the next row's first cells, which no output needs: a single instruction reads them whatever they
+// are. Only at the grid's very end (its last row, in its last plane) would that run past the array;
+// there load_cells_inside reads only the cells that lie in the grid (bit e of `inside`; a row ends
+// on a multiple of VEC, so each access is wholly inside or outside).
+template <int VEC>
 __device__ float4 load_cells(const float* p) {
-    if constexpr (ALIGNED) return load4(p);
-    else return make_float4(p[0], p[1], p[2], p[3]);
+    if constexpr (VEC == 4) return load4(p);
+    if constexpr (VEC == 2) {
+        const float2 a = load2(p), b = load2(p + 2);
+        return make_float4(a.x, a.y, b.x, b.y);
+    }
+    return make_float4(p[0], p[1], p[2], p[3]);
 }
-template <bool ALIGNED>
+template <int VEC>
 __device__ float4 load_cells_inside(const float* p, unsigned inside) {
     float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if constexpr (ALIGNED) {
+    if constexpr (VEC == 4) {
         if (inside) v = load4(p);
+    } else if constexpr (VEC == 2) {
+        if (inside & 1) {
+            const float2 a = load2(p);
+            v.x = a.x, v.y = a.y;
+        }
+        if (inside & 4) {
+            const float2 b = load2(p + 2);
+            v.z = b.x, v.w = b.y;
+        }
     } else {
         if (inside & 1) v.x = p[0];
         if (inside & 2) v.y = p[1];
@@ -167,12 +183,15 @@ __device__ float4 load_cells_inside(const float* p, unsigned inside) {
 }
 
 // Starts copying four cells p[e·STEP] (e = 0..3) straight into shared memory at dst[e·STEP]
-// (cp.async: no register holds them; __pipeline_wait_prior waits for them): one 16-byte copy when
-// aligned (STEP 1), else four 4-byte ones.
-template <bool ALIGNED, int STEP>
+// (cp.async: no register holds them; __pipeline_wait_prior waits for them): VEC cells a copy, or
+// one at a time when STEP is not 1.
+template <int VEC, int STEP>
 __device__ void copy_cells(float* dst, const float* p) {
-    if constexpr (ALIGNED) {
+    if constexpr (VEC == 4 && STEP == 1) {
         __pipeline_memcpy_async(dst, p, 16);
+    } else if constexpr (VEC == 2 && STEP == 1) {
+        __pipeline_memcpy_async(dst, p, 8);
+        __pipeline_memcpy_async(dst + 2, p + 2, 8);
     } else {
 #pragma unroll
         for (int e = 0; e < 4; ++e) __pipeline_memcpy_async(dst + e * STEP, p + e * STEP, 4);
@@ -217,17 +236,18 @@ __device__ Halo halo_of(const float* in, unsigned N, int j0, int k0) {
     return h;
 }
 
-template <int R, bool ALIGNED>
+template <int R, int VEC>
 __device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
-    if (h.rows) copy_cells<ALIGNED, ALIGNED ? 1 : FAST_X>(&s[h.row_y][h.row_x], h.row + o);
-    if (h.sides) copy_cells<ALIGNED, 1>(&s[h.side_y][h.side_x], h.side + o);
+    if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
+    if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
     __pipeline_commit();  // one group per plane
 }
 
-template <int R, bool ALIGNED>
+template <int R, int VEC>
 __global__ void __launch_bounds__(FAST_X * FAST_Y, TRY_FAST_MIN_BLOCKS)
 fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, unsigned int zChunk,
             StarCoefficients c) {
+    constexpr bool ALIGNED = VEC > 1;  // halo rows copied, results stored, four neighbours at a time
     constexpr int AHEAD = ring_ahead(R);
     constexpr int L = 2 * R + 1 + AHEAD;  // the ring: planes i-R .. i+R+AHEAD
     const int n = int(N);
@@ -242,9 +262,9 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     for (int e = 0; e < 4; ++e) inside |= (j < n && k + e < n ? 1u : 0u) << e;
     const float* own = in + ((j < n ? j : 0) * n + k);  // its cells in plane 0 (a row past the grid: row 0's)
     const Halo halo = halo_of<R, ALIGNED>(in, N, j0, k0);
-    // The thread's results go to row j (an interior row) at k .. k+3, or when N is not a multiple
-    // of 4 to the cells k0 + tx + e·FAST_X (the lanes' order); those on the boundary (k < R or
-    // k > N-1-R) keep their own value.
+    // The thread's results go to row j (an interior row) at k .. k+3, or when N is odd to the cells
+    // k0 + tx + e·FAST_X (the lanes' order); those on the boundary (k < R or k > N-1-R) keep their
+    // own value.
     const int kw = ALIGNED ? k : k0 + threadIdx.x, wstep = ALIGNED ? 1 : FAST_X;
     unsigned writes = 0;
     for (int e = 0; e < 4; ++e) writes |= (j < n - R && kw + e * wstep < n ? 1u : 0u) << e;
@@ -260,12 +280,12 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
 #pragma unroll
     for (int m = 0; m < L - 1; ++m) {
         const int pl = iStart - R + m;
-        if (pl < n - 1) q[m] = load_cells<ALIGNED>(own + pl * plane);
-        else if (pl == n - 1) q[m] = load_cells_inside<ALIGNED>(own + pl * plane, inside);
+        if (pl < n - 1) q[m] = load_cells<VEC>(own + pl * plane);
+        else if (pl == n - 1) q[m] = load_cells_inside<VEC>(own + pl * plane, inside);
     }
 #pragma unroll
     for (int m = 0; m < HALO_AHEAD; ++m)
-        if (iStart + m < iEnd) copy_halo<R, ALIGNED>(plane_s[m], halo, (iStart + m) * plane);
+        if (iStart + m < iEnd) copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
         else __pipeline_commit();  // an empty group keeps the count: one per plane
     shared4(&plane_s[0][sy][sx]) = q[R];
     __pipeline_wait_prior(HALO_AHEAD - 1);  // plane iStart's halo has landed
@@ -279,9 +299,9 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
             if (i >= iEnd) break;
             SharedPlane<R>& p = plane_s[s % PLANES_S];  // L is a multiple of PLANES_S
             const unsigned ahead = at + (R + AHEAD) * plane;
-            if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<ALIGNED>(own + ahead);
-            else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<ALIGNED>(own + ahead, inside);
-            if (i + HALO_AHEAD < iEnd) copy_halo<R, ALIGNED>(plane_s[(s + HALO_AHEAD) % PLANES_S], halo, at + HALO_AHEAD * plane);
+            if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<VEC>(own + ahead);
+            else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<VEC>(own + ahead, inside);
+            if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES_S], halo, at + HALO_AHEAD * plane);
             else __pipeline_commit();
             // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
             // dk columns from cell k+e in plane i (|dj|, |dk| <= R), from the shared plane, whose
@@ -311,8 +331,11 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
             const float4 r = make_float4(interior[0] ? sum[0] : ring(0, 0), interior[1] ? sum[1] : ring(0, 1),
                                          interior[2] ? sum[2] : ring(0, 2), interior[3] ? sum[3] : ring(0, 3));
             float* row = out + (j * n + kw) + at;
-            if constexpr (ALIGNED) {
+            if constexpr (VEC == 4) {
                 if (writes) *reinterpret_cast<float4*>(row) = r;
+            } else if constexpr (VEC == 2) {
+                if (writes & 1) *reinterpret_cast<float2*>(row) = make_float2(r.x, r.y);
+                if (writes & 4) *reinterpret_cast<float2*>(row + 2) = make_float2(r.z, r.w);
             } else {  // through shared memory into the lanes' order; a warp holds whole rows
                 shared4(&stage_s[threadIdx.y][4 * threadIdx.x]) = r;
                 __syncwarp();
@@ -364,8 +387,9 @@ Status launch_order(const float* in, float* out, unsigned N, const StarCoefficie
         const unsigned z = fast_planes(N, R);
         dim3 block(FAST_X, FAST_Y, 1);
         dim3 grid(ceil_div(N - R, FAST_W), ceil_div(N - 2 * R, FAST_Y), ceil_div(N - 2 * R, z));
-        if (N % 4 == 0) fast_kernel<R, true><<<grid, block, 0, s>>>(in, out, N, z, c);
-        else fast_kernel<R, false><<<grid, block, 0, s>>>(in, out, N, z, c);
+        if (N % 4 == 0) fast_kernel<R, 4><<<grid, block, 0, s>>>(in, out, N, z, c);
+        else if (N % 2 == 0) fast_kernel<R, 2><<<grid, block, 0, s>>>(in, out, N, z, c);
+        else fast_kernel<R, 1><<<grid, block, 0, s>>>(in, out, N, z, c);
     }
     return cudaGetLastError();
 }
@@ -393,15 +417,16 @@ OrderKernelInfo describe_order(OrderKernel kernel, unsigned N) {
                 reinterpret_cast<const void*>(tiled_kernel<R>), dim3(IN_TILE_DIM, IN_TILE_DIM, 1), 0};
     } else {
         const unsigned z = fast_planes(N, R);
-        const void* kernel = N % 4 == 0 ? reinterpret_cast<const void*>(fast_kernel<R, true>)
-                                        : reinterpret_cast<const void*>(fast_kernel<R, false>);
+        const void* kernel = N % 4 == 0   ? reinterpret_cast<const void*>(fast_kernel<R, 4>)
+                             : N % 2 == 0 ? reinterpret_cast<const void*>(fast_kernel<R, 2>)
+                                          : reinterpret_cast<const void*>(fast_kernel<R, 1>);
         info = {"beyond the book", {0, z, FAST_W, FAST_Y}, {{z, FAST_Y, FAST_W}, {R, R, 0}}, kernel,
                 dim3(FAST_X, FAST_Y, 1), 0};
     }
     return info;
 }
 
-// The fast kernel's instance (N % 4) and chunk of planes depend on N.
+// The fast kernel's instance (N % 4, N % 2) and chunk of planes depend on N.
 OrderKernelInfo describe_stencil_order(OrderKernel kernel, unsigned R, unsigned N) {
     switch (R) {
     case 1: return describe_order<1>(kernel, N);
