@@ -21,7 +21,7 @@
 #define TRY_UNALIGNED_X 32
 #endif
 #ifndef TRY_UNALIGNED_HALF_X  // ... and for half and bf16
-#define TRY_UNALIGNED_HALF_X 16
+#define TRY_UNALIGNED_HALF_X 8
 #endif
 #ifndef TRY_Z_CHUNK  // planes (i) per thread
 #define TRY_Z_CHUNK 4
