@@ -20,8 +20,8 @@
 #ifndef TRY_UNALIGNED_X  // the unaligned kernel's threads along k, for float and double
 #define TRY_UNALIGNED_X 32
 #endif
-#ifndef TRY_UNALIGNED_HALF_X  // ... and for half and bf16
-#define TRY_UNALIGNED_HALF_X 8
+#ifndef TRY_UNALIGNED_HALF_X  // ... and for half and bf16 (half as many where that idles fewer lanes)
+#define TRY_UNALIGNED_HALF_X 16
 #endif
 #ifndef TRY_Z_CHUNK  // planes (i) per thread
 #define TRY_Z_CHUNK 4
@@ -216,13 +216,13 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
 //
 // Neumann and periodic: the threads of a block take rows, a row's accesses each. A thread whose
 // cells are sources of face ghosts writes those ghosts (store_face_ghosts), as in the aligned kernel.
-template <int W, int RN, class T, bool WithSource>
+template <int W, int RN, class T, bool WithSource, unsigned BX>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
                            unsigned int N, unsigned int zChunk, Boundary bc, Arith<T> r) {
     using A = Arith<T>;
     const unsigned int plane = N * N, cells = plane * N;
-    constexpr unsigned BX = kUnalignedX<T>, BY = THREADS / BX;
+    constexpr unsigned BY = THREADS / BX;  // BX threads along k
     const unsigned int t = blockIdx.x * BX + threadIdx.x;
     const unsigned int j = blockIdx.y * BY + threadIdx.y;
     const unsigned int iStart = 1 + blockIdx.z * zChunk;
@@ -340,6 +340,24 @@ template <class T, class F> auto with_width(unsigned N, F f) {
     return f(std::integral_constant<int, 1>{});
 }
 
+// The row kernel's threads along k for N: kUnalignedX<T>, but for half and bf16 half as many where
+// that leaves fewer lanes idle at a row's end. A row of N cells is ceil((N + U - 1) / U) accesses
+// (its first starts up to U - 1 cells before it); where narrow blocks take an odd number of
+// blocks for them, blocks twice as wide leave half of their last one idle (lesson 07 measures it).
+template <class T> unsigned row_threads(unsigned N) {
+    constexpr unsigned U = kUnaligned<T>, wide = kUnalignedX<T>, narrow = wide / 2;
+    return sizeof(T) == 2 && ceil_div(N + U - 1, U * narrow) % 2 == 1 ? narrow : wide;
+}
+
+template <unsigned BX, int RN, class T, bool WithSource>
+void launch_rows(const T* in, T* out, const T* source, unsigned N, unsigned z, const HeatStep& step, cudaStream_t s) {
+    constexpr unsigned U = kUnaligned<T>;
+    dim3 block(BX, THREADS / BX, 1);
+    dim3 grid(ceil_div(N + U - 1, U * BX), ceil_div(N, THREADS / BX), ceil_div(N - 2, z));
+    heat_step_kernel_unaligned<U, RN, T, WithSource, BX><<<grid, block, 0, s>>>(in, out, source, N, z, step.bc,
+                                                                               Arith<T>(step.r));
+}
+
 // The unaligned kernels for N % kUnaligned<T> = RN, RN a compile-time constant: the plane-run
 // kernel for Dirichlet, the row kernel for Neumann and periodic.
 template <class T, bool WithSource, int RN = 1>
@@ -353,12 +371,10 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
             dim3 grid(ceil_div(run, THREADS), ceil_div(N - 2, z), 1);
             heat_step_kernel_plane_run<U, RN, T, WithSource><<<grid, THREADS, 0, s>>>(in, out, source, N, z,
                                                                                      Arith<T>(step.r));
+        } else if (sizeof(T) == 2 && row_threads<T>(N) < kUnalignedX<T>) {
+            if constexpr (sizeof(T) == 2) launch_rows<kUnalignedX<T> / 2, RN, T, WithSource>(in, out, source, N, z, step, s);
         } else {
-            constexpr unsigned BX = kUnalignedX<T>;
-            dim3 block(BX, THREADS / BX, 1);
-            dim3 grid(ceil_div(N + U - 1, U * BX), ceil_div(N, THREADS / BX), ceil_div(N - 2, z));
-            heat_step_kernel_unaligned<U, RN, T, WithSource><<<grid, block, 0, s>>>(in, out, source, N, z, step.bc,
-                                                                                   Arith<T>(step.r));
+            launch_rows<kUnalignedX<T>, RN, T, WithSource>(in, out, source, N, z, step, s);
         }
     }
 }
@@ -412,8 +428,11 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
                 if (step.bc == Boundary::Dirichlet)
                     return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_plane_run<kUnaligned<T>, 1, T, false>),
                                        dim3(THREADS, 1, 1), unsigned(kUnaligned<T>)};
-                return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false>),
-                                   dim3(kUnalignedX<T>, THREADS / kUnalignedX<T>, 1), unsigned(kUnaligned<T>)};
+                constexpr unsigned wide = kUnalignedX<T>, narrow = sizeof(T) == 2 ? wide / 2 : wide;
+                const unsigned bx = row_threads<T>(N);
+                const void* kernel = bx == wide ? reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false, wide>)
+                                                : reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false, narrow>);
+                return KernelShape{kernel, dim3(bx, THREADS / bx, 1), unsigned(kUnaligned<T>)};
             } else {
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
                                    dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
