@@ -371,10 +371,10 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
             dim3 grid(ceil_div(run, THREADS), ceil_div(N - 2, z), 1);
             heat_step_kernel_plane_run<U, RN, T, WithSource><<<grid, THREADS, 0, s>>>(in, out, source, N, z,
                                                                                      Arith<T>(step.r));
-        } else if (sizeof(T) == 2 && row_threads<T>(N) < kUnalignedX<T>) {
-            if constexpr (sizeof(T) == 2) launch_rows<kUnalignedX<T> / 2, RN, T, WithSource>(in, out, source, N, z, step, s);
-        } else {
+        } else if (row_threads<T>(N) == kUnalignedX<T>) {
             launch_rows<kUnalignedX<T>, RN, T, WithSource>(in, out, source, N, z, step, s);
+        } else if constexpr (sizeof(T) == 2) {  // only half and bf16 take narrower rows
+            launch_rows<kUnalignedX<T> / 2, RN, T, WithSource>(in, out, source, N, z, step, s);
         }
     }
 }
