@@ -189,8 +189,8 @@ using SharedPlane = float[FAST_Y + 2 * R][ROW_S];
 // What one thread copies of each plane's halo (pointers to plane 0's cells; shared rows and columns
 // of a SharedPlane). The 2R halo rows are FAST_X groups of four cells each; thread t (threadIdx.y ·
 // FAST_X + threadIdx.x) < 2R·FAST_X copies group t % FAST_X of halo row t / FAST_X (rows j0-R ..
-// j0-1, then j0+FAST_Y .. j0+FAST_Y+R-1; aligned a group is four neighbours, else every FAST_X-th
-// cell). The last 2·FAST_Y threads copy the sides: four cells left of row j0 + g/2 of the block
+// j0-1, then j0+FAST_Y .. j0+FAST_Y+R-1; when N is even (ALIGNED) a group is four neighbours,
+// else every FAST_X-th cell). The last 2·FAST_Y threads copy the sides: four cells left of row j0 + g/2 of the block
 // when g = t - (FAST_X·FAST_Y - 2·FAST_Y) is even, right of it when odd. Rows past the grid are not
 // copied: no output needs them.
 struct Halo {
