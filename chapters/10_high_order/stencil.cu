@@ -91,8 +91,7 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 // is a multiple of 4, every load, copy and store is 16 bytes wide, and a warp's row is whole
 // 32-byte sectors (the boundary cells among a block's columns are written with their own value,
 // stage 06's "whole sectors"); when N is even, 8 bytes (two accesses per thread instead of one).
-// When N is odd, 4 bytes: the halo is then loaded into registers HALO_REGS planes ahead instead of
-// copied (a 4-byte cp.async costs more), and loaded and the results stored in the order of the
+// When N is odd, 4 bytes: the halo is then copied, and the results stored, in the order of the
 // lanes (cells k0 + tx, k0 + tx + FAST_X, ...), so that a warp's accesses are neighbouring bytes.
 // The blocks along k end at the last interior column, N-1-R.
 #ifndef TRY_FAST_X
@@ -225,28 +224,6 @@ __device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
     __pipeline_commit();  // one group per plane
 }
 
-// When N is odd a copy moves 4 bytes, and that many small copies cost more than loads into
-// registers (lesson 10): the halo then goes through registers, loaded HALO_REGS planes ahead like
-// the ring, and is stored to its shared plane with the thread's own cells.
-constexpr int HALO_REGS = 2;
-struct HaloCells {
-    float4 row, side;
-};
-__device__ HaloCells load_halo(const Halo& h, unsigned o) {
-    HaloCells c{};
-    if (h.rows) c.row = make_float4(h.row[o], h.row[o + FAST_X], h.row[o + 2 * FAST_X], h.row[o + 3 * FAST_X]);
-    if (h.sides) c.side = load_cells<1>(h.side + o);
-    return c;
-}
-template <int R>
-__device__ void store_halo(SharedPlane<R>& s, const Halo& h, const HaloCells& c) {
-    if (h.rows) {
-        float* row = &s[h.row_y][h.row_x];
-        row[0] = c.row.x, row[FAST_X] = c.row.y, row[2 * FAST_X] = c.row.z, row[3 * FAST_X] = c.row.w;
-    }
-    if (h.sides) shared4(&s[h.side_y][h.side_x]) = c.side;
-}
-
 template <int R, int VEC>
 __global__ void __launch_bounds__(FAST_X * FAST_Y, TRY_FAST_MIN_BLOCKS)
 fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, unsigned int zChunk,
@@ -287,20 +264,10 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         if (pl < n - 1) q[m] = load_cells<VEC>(own + pl * plane);
         else if (pl == n - 1) q[m] = load_cells_inside<VEC>(own + pl * plane, inside);
     }
-    // N odd: the halo of planes i+1 .. i+HALO_REGS, plane i+1+m in hr[(s + m) % HALO_REGS].
-    HaloCells hr[HALO_REGS];
-    static_assert(L % HALO_REGS == 0, "the unrolled loop names each of them with a constant too");
-    if constexpr (ALIGNED) {
 #pragma unroll
-        for (int m = 0; m < HALO_AHEAD; ++m)
-            if (iStart + m < iEnd) copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
-            else __pipeline_commit();  // an empty group keeps the count: one per plane
-    } else {
-        store_halo<R>(plane_s[0], halo, load_halo(halo, iStart * plane));
-#pragma unroll
-        for (int m = 0; m < HALO_REGS; ++m)
-            if (iStart + 1 + m < iEnd) hr[m] = load_halo(halo, (iStart + 1 + m) * plane);
-    }
+    for (int m = 0; m < HALO_AHEAD; ++m)
+        if (iStart + m < iEnd) copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
+        else __pipeline_commit();  // an empty group keeps the count: one per plane
     shared4(&plane_s[0][sy][sx]) = q[R];
     __pipeline_wait_prior(HALO_AHEAD - 1);  // plane iStart's halo has landed
     __syncthreads();
@@ -315,12 +282,8 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
             const unsigned ahead = at + (R + AHEAD) * plane;
             if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<VEC>(own + ahead);
             else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<VEC>(own + ahead, inside);
-            if constexpr (ALIGNED) {
-                if (i + HALO_AHEAD < iEnd)
-                    copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES_S], halo, at + HALO_AHEAD * plane);
-                else
-                    __pipeline_commit();
-            }
+            if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES_S], halo, at + HALO_AHEAD * plane);
+            else __pipeline_commit();
             // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
             // dk columns from cell k+e in plane i (|dj|, |dk| <= R), from the shared plane, whose
             // rows the compiler reads as float4s, each once.
@@ -352,12 +315,7 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
                     if (writes >> e & 1) row[e * FAST_X] = stage_s[threadIdx.y][threadIdx.x + e * FAST_X];
             }
             shared4(&plane_s[(s + 1) % PLANES_S][sy][sx]) = q[(s + R + 1) % L];  // plane i+1's own cells
-            if constexpr (ALIGNED) {
-                __pipeline_wait_prior(HALO_AHEAD - 1);  // and its halo, copied HALO_AHEAD - 1 planes ago
-            } else {  // and its halo from registers, whose place takes plane i+1+HALO_REGS's
-                if (i + 1 < iEnd) store_halo<R>(plane_s[(s + 1) % PLANES_S], halo, hr[s % HALO_REGS]);
-                if (i + 1 + HALO_REGS < iEnd) hr[s % HALO_REGS] = load_halo(halo, at + (1 + HALO_REGS) * plane);
-            }
+            __pipeline_wait_prior(HALO_AHEAD - 1);  // and its halo, copied HALO_AHEAD - 1 planes ago
             __syncthreads();  // plane i+1 is complete, and every thread is done reading plane i
         }
     }
