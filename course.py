@@ -142,7 +142,10 @@ def meson(*args, check=True):
 def configure():
     ensure_tools()
     if not (BUILD / "build.ninja").exists():
-        meson("setup", "--backend", "ninja", str(BUILD))
+        # With a GPU here, build for it alone (Meson asks it for its compute capability): one
+        # architecture instead of meson.options' three, so the first build takes a third as long.
+        arch = ["-Dgpu_arch=Auto"] if gpu_count() > 0 else []
+        meson("setup", "--backend", "ninja", *arch, str(BUILD))
 
 
 def build_target(name):

@@ -103,7 +103,12 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 //    cells, stored from the ring: no second load), R halo rows above and below, and four cells
 //    left and right of each row (R <= 4 are needed there). No corners: a star needs none. The halo
 //    is copied straight from global to shared memory (cp.async), HALO_AHEAD planes ahead, into
-//    PLANES_S shared planes used in turn: one barrier per plane, and the copies in flight meanwhile.
+//    PLANES shared planes used in turn: one barrier per plane, and the copies in flight meanwhile.
+//  - The barrier (FastPlan below): at R = 1, 2 a block barrier once plane i+1 is complete and
+//    every thread is done with plane i. At R = 3, 4 (16- and 4-byte accesses) split barriers, one
+//    mbarrier per shared plane: a thread stores its cells of plane i+1 and arrives there, then
+//    waits until plane i is complete and computes it, so that warps drift up to a plane apart
+//    instead of meeting at every plane (measured in lesson 10: the larger sums pay for it).
 // Global memory moves VEC cells per access: the widest that every row start is aligned to. When N
 // is a multiple of 4, every load, copy and store is 16 bytes wide, and a warp's row is whole
 // 32-byte sectors (the boundary cells among a block's columns are written with their own value,
@@ -117,28 +122,36 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 #ifndef TRY_FAST_Y
 #define TRY_FAST_Y 8
 #endif
-#ifndef TRY_FAST_HALO_AHEAD
-#define TRY_FAST_HALO_AHEAD 3
-#endif
 #ifndef TRY_FAST_MIN_BLOCKS  // blocks per SM that __launch_bounds__ asks registers for
 #define TRY_FAST_MIN_BLOCKS 4
 #endif
 constexpr int FAST_X = TRY_FAST_X;  // threads along k, four cells each
 constexpr int FAST_Y = TRY_FAST_Y;  // threads (rows) along j
 constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
-constexpr int HALO_AHEAD = TRY_FAST_HALO_AHEAD;  // planes whose halo is on its way to shared memory
-constexpr int PLANES_S = 4;         // shared planes: the one read now and up to 3 being filled
-// Planes of the register ring on their way from memory: 3, or 5 where that makes the ring's length
-// 2R + 1 + AHEAD a multiple of PLANES_S, so that the unrolled loop names each shared plane with a
-// constant too.
-__host__ __device__ constexpr int ring_ahead(int R) { return (2 * R + 1 + 3) % PLANES_S == 0 ? 3 : 5; }
+// How the fast kernel of order R with VEC cells per access streams (each choice measured best on an
+// H100; lesson 10):
+//  - SPLIT: split barriers (mbarriers) rather than one block barrier per plane;
+//  - HALO_AHEAD: planes whose halo is on its way to shared memory (3; 4 with split barriers);
+//  - AHEAD: planes of the register ring on their way from memory, and L = 2R + 1 + AHEAD the ring;
+//  - PLANES: shared planes, used in turn: a divisor of L, so that the loop over planes, unrolled by
+//    L, names each shared plane with a constant too. A block barrier needs 4 (the one read now, up
+//    to 3 being filled); split barriers HALO_AHEAD + 2, as a thread may be a plane ahead of others.
+__host__ __device__ constexpr int smallest_divisor_from(int L, int P) { return L % P == 0 ? P : smallest_divisor_from(L, P + 1); }
+template <int R, int VEC>
+struct FastPlan {
+    static constexpr bool SPLIT = R >= 3 && VEC != 2;
+    static constexpr int HALO_AHEAD = SPLIT ? 4 : 3;
+    static constexpr int AHEAD = SPLIT || (2 * R + 1 + 3) % 4 == 0 ? 3 : 5;
+    static constexpr int L = 2 * R + 1 + AHEAD;
+    static constexpr int PLANES = SPLIT ? smallest_divisor_from(L, HALO_AHEAD + 2) : 4;
+    static_assert(L % PLANES == 0, "the ring's length is a multiple of the shared planes");
+};
 // A shared row: 4 cells left of the block, FAST_W of it, 4 right, and 8 unused (the layout the
 // figures of lesson 10 were measured with; an earlier version read one float per lane).
 constexpr int ROW_S = FAST_W + 16;
 static_assert(2 * FAST_Y <= FAST_X * FAST_Y && 2 * int(kMaxOrder) * FAST_X <= FAST_X * FAST_Y,
               "a block's threads copy its halo: 2R rows of FAST_X groups, and 2·FAST_Y sides");
 static_assert(32 % FAST_X == 0, "a warp holds whole rows: it reorders its rows' results on its own");
-static_assert(HALO_AHEAD >= 1 && HALO_AHEAD < PLANES_S, "the halo's planes must fit the shared planes");
 
 __device__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 __device__ float2 load2(const float* p) { return *reinterpret_cast<const float2*>(p); }
@@ -240,7 +253,24 @@ template <int R, int VEC>
 __device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
     if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
     if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
-    __pipeline_commit();  // one group per plane
+}
+
+// Split barriers (PTX mbarrier, one 8-byte object in shared memory per shared plane). A phase
+// completes when `count` threads have arrived and every cp.async tracked by mbar_track_copies has
+// landed; mbar_wait(b, parity) waits for the phase of that parity (the plane's use of its slot, 0, 1, 0, ...).
+__device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ void mbar_init(unsigned long long* b, unsigned count) {
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(shared_address(b)), "r"(count) : "memory");
+}
+__device__ void mbar_arrive(unsigned long long* b) {  // release: this thread's shared stores are seen
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(shared_address(b)) : "memory");
+}
+__device__ void mbar_track_copies(unsigned long long* b) {  // the phase also waits for this thread's cp.async so far
+    asm volatile("cp.async.mbarrier.arrive.shared.b64 [%0];" ::"r"(shared_address(b)) : "memory");
+}
+__device__ void mbar_wait(unsigned long long* b, unsigned parity) {  // acquire
+    asm volatile("{\n .reg .pred done;\n WAIT_%=:\n mbarrier.try_wait.parity.shared.b64 done, [%0], %1;\n @!done bra WAIT_%=;\n}"
+                 ::"r"(shared_address(b)), "r"(parity) : "memory");
 }
 
 template <int R, int VEC>
@@ -248,8 +278,9 @@ __global__ void __launch_bounds__(FAST_X * FAST_Y, TRY_FAST_MIN_BLOCKS)
 fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, unsigned int zChunk,
             StarCoefficients c) {
     constexpr bool ALIGNED = VEC > 1;  // halo rows copied, results stored, four neighbours at a time
-    constexpr int AHEAD = ring_ahead(R);
-    constexpr int L = 2 * R + 1 + AHEAD;  // the ring: planes i-R .. i+R+AHEAD
+    using Plan = FastPlan<R, VEC>;
+    constexpr bool SPLIT = Plan::SPLIT;
+    constexpr int AHEAD = Plan::AHEAD, L = Plan::L, HALO_AHEAD = Plan::HALO_AHEAD, PLANES = Plan::PLANES;
     const int n = int(N);
     const int k0 = blockIdx.x * FAST_W;   // the block's first column; rows start at k = 0
     const int j0 = R + blockIdx.y * FAST_Y;  // its first row: interior rows only
@@ -271,7 +302,8 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     bool interior[4];
     for (int e = 0; e < 4; ++e) interior[e] = k + e >= R && k + e < n - R;
 
-    __shared__ __align__(16) SharedPlane<R> plane_s[PLANES_S];  // plane i is in plane_s[(i - iStart) % PLANES_S]
+    __shared__ __align__(16) SharedPlane<R> plane_s[PLANES];  // plane i is in plane_s[(i - iStart) % PLANES]
+    __shared__ unsigned long long full_s[SPLIT ? PLANES : 1];  // split barriers: full_s[x] says plane_s[x] is complete
     __shared__ __align__(16) float stage_s[ALIGNED ? 1 : FAST_Y][FAST_W];  // unaligned results, reordered
     // The ring: plane iStart-R+m is in q[m % L]. Planes iStart-R .. iStart+R+AHEAD-1 now (those
     // past the grid's last plane are never used: not loaded); the last slot is loaded in the
@@ -283,13 +315,25 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         if (pl < n - 1) q[m] = load_cells<VEC>(own + pl * plane);
         else if (pl == n - 1) q[m] = load_cells_inside<VEC>(own + pl * plane, inside);
     }
+    if (SPLIT && threadIdx.x == 0 && threadIdx.y == 0)
+        for (int x = 0; x < PLANES; ++x) mbar_init(&full_s[x], FAST_X * FAST_Y);
+    if (SPLIT) __syncthreads();  // the mbarriers are ready
 #pragma unroll
-    for (int m = 0; m < HALO_AHEAD; ++m)
+    for (int m = 0; m < HALO_AHEAD; ++m) {
         if (iStart + m < iEnd) copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
-        else __pipeline_commit();  // an empty group keeps the count: one per plane
+        if constexpr (SPLIT) {
+            if (iStart + m < iEnd) mbar_track_copies(&full_s[m]);
+        } else {
+            __pipeline_commit();  // one group per plane, empty or not: the count stays one per plane
+        }
+    }
     shared4(&plane_s[0][sy][sx]) = q[R];
-    __pipeline_wait_prior(HALO_AHEAD - 1);  // plane iStart's halo has landed
-    __syncthreads();
+    if constexpr (SPLIT) {
+        mbar_arrive(&full_s[0]);
+    } else {
+        __pipeline_wait_prior(HALO_AHEAD - 1);  // plane iStart's halo has landed
+        __syncthreads();
+    }
 
     unsigned at = iStart * plane;  // plane i's offset
     for (int i0 = iStart; i0 < iEnd; i0 += L) {
@@ -297,12 +341,30 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         for (int s = 0; s < L; ++s, at += plane) {  // plane i = i0 + s: plane i+d is in q[(s + R + d) % L]
             const int i = i0 + s;
             if (i >= iEnd) break;
-            SharedPlane<R>& p = plane_s[s % PLANES_S];  // L is a multiple of PLANES_S
+            SharedPlane<R>& p = plane_s[s % PLANES];  // L is a multiple of PLANES
             const unsigned ahead = at + (R + AHEAD) * plane;
             if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<VEC>(own + ahead);
             else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<VEC>(own + ahead, inside);
-            if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES_S], halo, at + HALO_AHEAD * plane);
-            else __pipeline_commit();
+            const int halo_slot = (s + HALO_AHEAD) % PLANES;
+            if constexpr (SPLIT) {
+                // Plane i+1's own cells go to a slot that last held plane i+1-PLANES: every thread has
+                // arrived at plane i-1 since, so it is done computing plane i-3 and before.
+                if (i + 1 < iEnd) {
+                    shared4(&plane_s[(s + 1) % PLANES][sy][sx]) = q[(s + R + 1) % L];
+                    mbar_arrive(&full_s[(s + 1) % PLANES]);
+                }
+                mbar_wait(&full_s[s % PLANES], (i - iStart) / PLANES % 2);  // plane i is complete
+                // Now every thread has arrived at plane i, so is done computing plane i-2 and before:
+                // plane i+HALO_AHEAD-PLANES among them. Its copies join that plane's phase before
+                // the thread's own arrival there (HALO_AHEAD >= 2), so no phase completes without them.
+                if (i + HALO_AHEAD < iEnd) {
+                    copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
+                    mbar_track_copies(&full_s[halo_slot]);
+                }
+            } else {
+                if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
+                __pipeline_commit();
+            }
             // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
             // dk columns from cell k+e in plane i (|dj|, |dk| <= R), from the shared plane, whose
             // rows the compiler reads as float4s, each once.
@@ -342,10 +404,13 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
 #pragma unroll
                 for (int e = 0; e < 4; ++e)
                     if (writes >> e & 1) row[e * FAST_X] = stage_s[threadIdx.y][threadIdx.x + e * FAST_X];
+                if (SPLIT) __syncwarp();  // read before the next plane's results are staged (no block barrier)
             }
-            shared4(&plane_s[(s + 1) % PLANES_S][sy][sx]) = q[(s + R + 1) % L];  // plane i+1's own cells
-            __pipeline_wait_prior(HALO_AHEAD - 1);  // and its halo, copied HALO_AHEAD - 1 planes ago
-            __syncthreads();  // plane i+1 is complete, and every thread is done reading plane i
+            if constexpr (!SPLIT) {
+                shared4(&plane_s[(s + 1) % PLANES][sy][sx]) = q[(s + R + 1) % L];  // plane i+1's own cells
+                __pipeline_wait_prior(HALO_AHEAD - 1);  // and its halo, copied HALO_AHEAD - 1 planes ago
+                __syncthreads();  // plane i+1 is complete, and every thread is done reading plane i
+            }
         }
     }
 }
