@@ -354,17 +354,24 @@ def test_suite_names(repo):
 
 def test_backend(repo):
     """The build names its backend, so that no command prints 'INFO: autodetecting backend as
-    ninja': setup gets --backend ninja, and the build runs ninja itself, not `meson compile`."""
+    ninja': setup gets --backend ninja, and the build runs ninja itself, not `meson compile`.
+    With a GPU here, setup builds for it alone (-Dgpu_arch=Auto); without one, for the default list."""
     code, out = in_child(repo, "calls, ran = [], []\ncourse.configure = real_configure\n"
                                "course.meson = lambda *a, **k: calls.append(list(a)) or 0\n"
                                "course.ensure_tools = lambda: None\n"
                                "course.BUILD = Path(sys.argv[1]) / 'no_build_yet'\n"
                                "import subprocess\n"
                                "subprocess.run = lambda cmd, **k: ran.append(cmd) or subprocess.CompletedProcess(cmd, 0)\n"
-                               "real_build()\n"
-                               "print('meson', calls)\nprint('ran', ran)\n")
+                               "for gpus in (0, 1):\n"
+                               "    course.gpu_count = lambda: gpus\n"
+                               "    real_build()\n"
+                               "    print('gpus', gpus, 'meson', calls[-1])\n"
+                               "print('ran', ran)\n")
     check(code == 0 and "'setup', '--backend', 'ninja'" in out and "'compile'" not in out
           and "ran [['ninja', '-C'," in out, "setup names the backend and the build runs ninja", out)
+    check("gpus 0 meson ['setup', '--backend', 'ninja', '" in out
+          and "gpus 1 meson ['setup', '--backend', 'ninja', '-Dgpu_arch=Auto', " in out,
+          "setup builds for this machine's GPU alone where there is one, else for the default list", out)
 
 
 def main():

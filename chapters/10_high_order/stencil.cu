@@ -236,9 +236,10 @@ __device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
     if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
 }
 
-// Split barriers (PTX mbarrier, one 8-byte object in shared memory per shared plane). A phase
-// completes when `count` threads have arrived and every cp.async tracked by mbar_track_copies has
-// landed; mbar_wait(b, parity) waits for the phase of that parity (the plane's use of its slot, 0, 1, 0, ...).
+// Split barriers (PTX mbarriers, 8-byte objects in shared memory): a phase completes when `count`
+// arrivals have come, each thread's own (mbar_arrive) or, with mbar_arrive_after_copies, once that
+// thread's cp.async so far have landed; mbar_wait(b, parity) waits for the phase of that parity
+// (the plane's use of its slot: 0, 1, 0, ...). A thread arrives once per phase on each barrier.
 __device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 __device__ void mbar_init(unsigned long long* b, unsigned count) {
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(shared_address(b)), "r"(count) : "memory");
@@ -246,8 +247,8 @@ __device__ void mbar_init(unsigned long long* b, unsigned count) {
 __device__ void mbar_arrive(unsigned long long* b) {  // release: this thread's shared stores are seen
     asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(shared_address(b)) : "memory");
 }
-__device__ void mbar_track_copies(unsigned long long* b) {  // the phase also waits for this thread's cp.async so far
-    asm volatile("cp.async.mbarrier.arrive.shared.b64 [%0];" ::"r"(shared_address(b)) : "memory");
+__device__ void mbar_arrive_after_copies(unsigned long long* b) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(shared_address(b)) : "memory");
 }
 __device__ void mbar_wait(unsigned long long* b, unsigned parity) {  // acquire
     asm volatile("{\n .reg .pred done;\n WAIT_%=:\n mbarrier.try_wait.parity.shared.b64 done, [%0], %1;\n @!done bra WAIT_%=;\n}"
@@ -284,7 +285,9 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     for (int e = 0; e < 4; ++e) interior[e] = k + e >= R && k + e < n - R;
 
     __shared__ __align__(16) SharedPlane<R> plane_s[PLANES];  // plane i is in plane_s[(i - iStart) % PLANES]
-    __shared__ unsigned long long full_s[SPLIT ? PLANES : 1];  // split barriers: full_s[x] says plane_s[x] is complete
+    // Split barriers: plane_s[x] is complete when cells_s[x] (every thread's own cells stored) and
+    // halo_s[x] (every thread's halo copies landed) have completed their phase.
+    __shared__ unsigned long long cells_s[SPLIT ? PLANES : 1], halo_s[SPLIT ? PLANES : 1];
     __shared__ __align__(16) float stage_s[ALIGNED ? 1 : FAST_Y][FAST_W];  // unaligned results, reordered
     // The ring: plane iStart-R+m is in q[m % L]. Planes iStart-R .. iStart+R+AHEAD-1 now (those
     // past the grid's last plane are never used: not loaded); the last slot is loaded in the
@@ -297,20 +300,20 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         else if (pl == n - 1) q[m] = load_cells_inside<VEC>(own + pl * plane, inside);
     }
     if (SPLIT && threadIdx.x == 0 && threadIdx.y == 0)
-        for (int x = 0; x < PLANES; ++x) mbar_init(&full_s[x], FAST_X * FAST_Y);
+        for (int x = 0; x < PLANES; ++x) mbar_init(&cells_s[x], FAST_X * FAST_Y), mbar_init(&halo_s[x], FAST_X * FAST_Y);
     if (SPLIT) __syncthreads();  // the mbarriers are ready
 #pragma unroll
     for (int m = 0; m < HALO_AHEAD; ++m) {
         if (iStart + m < iEnd) copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
         if constexpr (SPLIT) {
-            if (iStart + m < iEnd) mbar_track_copies(&full_s[m]);
+            if (iStart + m < iEnd) mbar_arrive_after_copies(&halo_s[m]);
         } else {
             __pipeline_commit();  // one group per plane, empty or not: the count stays one per plane
         }
     }
     shared4(&plane_s[0][sy][sx]) = q[R];
     if constexpr (SPLIT) {
-        mbar_arrive(&full_s[0]);
+        mbar_arrive(&cells_s[0]);
     } else {
         __pipeline_wait_prior(HALO_AHEAD - 1);  // plane iStart's halo has landed
         __syncthreads();
@@ -332,15 +335,16 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
                 // arrived at plane i-1 since, so it is done computing plane i-3 and before.
                 if (i + 1 < iEnd) {
                     shared4(&plane_s[(s + 1) % PLANES][sy][sx]) = q[(s + R + 1) % L];
-                    mbar_arrive(&full_s[(s + 1) % PLANES]);
+                    mbar_arrive(&cells_s[(s + 1) % PLANES]);
                 }
-                mbar_wait(&full_s[s % PLANES], (i - iStart) / PLANES % 2);  // plane i is complete
+                const unsigned parity = (i - iStart) / PLANES % 2;
+                mbar_wait(&cells_s[s % PLANES], parity);  // plane i is complete
+                mbar_wait(&halo_s[s % PLANES], parity);
                 // Now every thread has arrived at plane i, so is done computing plane i-2 and before:
-                // plane i+HALO_AHEAD-PLANES among them. Its copies join that plane's phase before
-                // the thread's own arrival there (HALO_AHEAD >= 2), so no phase completes without them.
+                // plane i+HALO_AHEAD-PLANES among them, whose slot the halo of plane i+HALO_AHEAD takes.
                 if (i + HALO_AHEAD < iEnd) {
                     copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
-                    mbar_track_copies(&full_s[halo_slot]);
+                    mbar_arrive_after_copies(&halo_s[halo_slot]);
                 }
             } else {
                 if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
