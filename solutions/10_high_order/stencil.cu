@@ -253,6 +253,7 @@ template <int R, int VEC>
 __device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
     if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
     if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
+    __pipeline_commit();  // one group per plane
 }
 
 // Split barriers (PTX mbarriers, 8-byte objects in shared memory): a phase completes when `count`
@@ -318,18 +319,19 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         if (pl < n - 1) q[m] = load_cells<VEC>(own + pl * plane);
         else if (pl == n - 1) q[m] = load_cells_inside<VEC>(own + pl * plane, inside);
     }
-    if (SPLIT && threadIdx.x == 0 && threadIdx.y == 0)
-        for (int x = 0; x < PLANES; ++x) mbar_init(&cells_s[x], FAST_X * FAST_Y), mbar_init(&halo_s[x], FAST_X * FAST_Y);
-    if (SPLIT) __syncthreads();  // the mbarriers are ready
-#pragma unroll
-    for (int m = 0; m < HALO_AHEAD; ++m) {
-        if (iStart + m < iEnd) copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
-        if constexpr (SPLIT) {
-            if (iStart + m < iEnd) mbar_arrive_after_copies(&halo_s[m]);
-        } else {
-            __pipeline_commit();  // one group per plane, empty or not: the count stays one per plane
-        }
+    if constexpr (SPLIT) {
+        if (threadIdx.x == 0 && threadIdx.y == 0)
+            for (int x = 0; x < PLANES; ++x) mbar_init(&cells_s[x], FAST_X * FAST_Y), mbar_init(&halo_s[x], FAST_X * FAST_Y);
+        __syncthreads();  // the mbarriers are ready
     }
+#pragma unroll
+    for (int m = 0; m < HALO_AHEAD; ++m)
+        if (iStart + m < iEnd) {
+            copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
+            if constexpr (SPLIT) mbar_arrive_after_copies(&halo_s[m]);
+        } else {
+            __pipeline_commit();  // an empty group keeps the count: one per plane
+        }
     shared4(&plane_s[0][sy][sx]) = q[R];
     if constexpr (SPLIT) {
         mbar_arrive(&cells_s[0]);
@@ -348,7 +350,6 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
             const unsigned ahead = at + (R + AHEAD) * plane;
             if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<VEC>(own + ahead);
             else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<VEC>(own + ahead, inside);
-            const int halo_slot = (s + HALO_AHEAD) % PLANES;
             if constexpr (SPLIT) {
                 // Plane i+1's own cells go to a slot that last held plane i+1-PLANES: every thread has
                 // arrived at plane i-1 since, so it is done computing plane i-3 and before.
@@ -362,12 +363,12 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
                 // Now every thread has arrived at plane i, so is done computing plane i-2 and before:
                 // plane i+HALO_AHEAD-PLANES among them, whose slot the halo of plane i+HALO_AHEAD takes.
                 if (i + HALO_AHEAD < iEnd) {
-                    copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
-                    mbar_arrive_after_copies(&halo_s[halo_slot]);
+                    copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES], halo, at + HALO_AHEAD * plane);
+                    mbar_arrive_after_copies(&halo_s[(s + HALO_AHEAD) % PLANES]);
                 }
             } else {
-                if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
-                __pipeline_commit();
+                if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES], halo, at + HALO_AHEAD * plane);
+                else __pipeline_commit();
             }
             // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
             // dk columns from cell k+e in plane i (|dj|, |dk| <= R), from the shared plane, whose
