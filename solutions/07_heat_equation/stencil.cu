@@ -349,13 +349,14 @@ template <class T> unsigned row_threads(unsigned N) {
     return sizeof(T) == 2 && ceil_div(N + U - 1, U * narrow) % 2 == 1 ? narrow : wide;
 }
 
-template <unsigned BX, int RN, class T, bool WithSource>
-void launch_rows(const T* in, T* out, const T* source, unsigned N, unsigned z, const HeatStep& step, cudaStream_t s) {
-    constexpr unsigned U = kUnaligned<T>;
-    dim3 block(BX, THREADS / BX, 1);
-    dim3 grid(ceil_div(N + U - 1, U * BX), ceil_div(N, THREADS / BX), ceil_div(N - 2, z));
-    heat_step_kernel_unaligned<U, RN, T, WithSource, BX><<<grid, block, 0, s>>>(in, out, source, N, z, step.bc,
-                                                                               Arith<T>(step.r));
+// The row kernel's instance for N and its threads along k, row_threads<T>(N) (the launcher and
+// heat_kernel_shape both take them from here). Only half and bf16 have a narrower instance.
+template <int RN, class T, bool WithSource>
+auto row_kernel_for(unsigned N) {
+    constexpr unsigned U = kUnaligned<T>, wide = kUnalignedX<T>, narrow = sizeof(T) == 2 ? wide / 2 : wide;
+    const unsigned bx = row_threads<T>(N);
+    return std::make_pair(bx == wide ? heat_step_kernel_unaligned<U, RN, T, WithSource, wide>
+                                     : heat_step_kernel_unaligned<U, RN, T, WithSource, narrow>, bx);
 }
 
 // The unaligned kernels for N % kUnaligned<T> = RN, RN a compile-time constant: the plane-run
@@ -371,10 +372,11 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
             dim3 grid(ceil_div(run, THREADS), ceil_div(N - 2, z), 1);
             heat_step_kernel_plane_run<U, RN, T, WithSource><<<grid, THREADS, 0, s>>>(in, out, source, N, z,
                                                                                      Arith<T>(step.r));
-        } else if (row_threads<T>(N) == kUnalignedX<T>) {
-            launch_rows<kUnalignedX<T>, RN, T, WithSource>(in, out, source, N, z, step, s);
-        } else if constexpr (sizeof(T) == 2) {  // only half and bf16 take narrower rows
-            launch_rows<kUnalignedX<T> / 2, RN, T, WithSource>(in, out, source, N, z, step, s);
+        } else {
+            const auto [kernel, bx] = row_kernel_for<RN, T, WithSource>(N);
+            dim3 block(bx, THREADS / bx, 1);
+            dim3 grid(ceil_div(N + U - 1, U * bx), ceil_div(N, THREADS / bx), ceil_div(N - 2, z));
+            kernel<<<grid, block, 0, s>>>(in, out, source, N, z, step.bc, Arith<T>(step.r));
         }
     }
 }
@@ -428,11 +430,8 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
                 if (step.bc == Boundary::Dirichlet)
                     return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_plane_run<kUnaligned<T>, 1, T, false>),
                                        dim3(THREADS, 1, 1), unsigned(kUnaligned<T>)};
-                constexpr unsigned wide = kUnalignedX<T>, narrow = sizeof(T) == 2 ? wide / 2 : wide;
-                const unsigned bx = row_threads<T>(N);
-                const void* kernel = bx == wide ? reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false, wide>)
-                                                : reinterpret_cast<const void*>(heat_step_kernel_unaligned<kUnaligned<T>, 1, T, false, narrow>);
-                return KernelShape{kernel, dim3(bx, THREADS / bx, 1), unsigned(kUnaligned<T>)};
+                const auto [kernel, bx] = row_kernel_for<1, T, false>(N);
+                return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(kUnaligned<T>)};
             } else {
                 return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
                                    dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
