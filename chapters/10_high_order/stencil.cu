@@ -119,10 +119,17 @@ constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
 //  - PLANES: shared planes, used in turn: a divisor of L, so that the loop over planes, unrolled by
 //    L, names each shared plane with a constant too. A block barrier needs 4 (the one read now, up
 //    to 3 being filled); split barriers HALO_AHEAD + 2, as a thread may be a plane ahead of others.
+// Split barriers wait with mbarrier.try_wait, which needs sm_90 (Hopper) and was measured there;
+// the code built for older GPUs keeps the block barrier everywhere.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr bool kSplitBarriers = false;
+#else
+constexpr bool kSplitBarriers = true;
+#endif
 __host__ __device__ constexpr int smallest_divisor_from(int L, int P) { return L % P == 0 ? P : smallest_divisor_from(L, P + 1); }
 template <int R, int VEC>
 struct FastPlan {
-    static constexpr bool SPLIT = R >= 3 && VEC != 2;
+    static constexpr bool SPLIT = kSplitBarriers && R >= 3 && VEC != 2;
     static constexpr int HALO_AHEAD = SPLIT ? 4 : 3;
     static constexpr int AHEAD = SPLIT || (2 * R + 1 + 3) % 4 == 0 ? 3 : 5;
     static constexpr int L = 2 * R + 1 + AHEAD;
@@ -241,17 +248,17 @@ __device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
 // arrivals have come, each thread's own (mbar_arrive) or, with mbar_arrive_after_copies, once that
 // thread's cp.async so far have landed; mbar_wait(b, parity) waits for the phase of that parity
 // (the plane's use of its slot: 0, 1, 0, ...). A thread arrives once per phase on each barrier.
-__device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ void mbar_init(unsigned long long* b, unsigned count) {
+__device__ __forceinline__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(unsigned long long* b, unsigned count) {
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(shared_address(b)), "r"(count) : "memory");
 }
-__device__ void mbar_arrive(unsigned long long* b) {  // release: this thread's shared stores are seen
+__device__ __forceinline__ void mbar_arrive(unsigned long long* b) {  // release: this thread's shared stores are seen
     asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(shared_address(b)) : "memory");
 }
-__device__ void mbar_arrive_after_copies(unsigned long long* b) {
+__device__ __forceinline__ void mbar_arrive_after_copies(unsigned long long* b) {
     asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(shared_address(b)) : "memory");
 }
-__device__ void mbar_wait(unsigned long long* b, unsigned parity) {  // acquire
+__device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity) {  // acquire
     asm volatile("{\n .reg .pred done;\n WAIT_%=:\n mbarrier.try_wait.parity.shared.b64 done, [%0], %1;\n @!done bra WAIT_%=;\n}"
                  ::"r"(shared_address(b)), "r"(parity) : "memory");
 }
