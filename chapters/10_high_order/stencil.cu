@@ -338,6 +338,7 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
             const unsigned ahead = at + (R + AHEAD) * plane;
             if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<VEC>(own + ahead);
             else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<VEC>(own + ahead, inside);
+            const int halo_slot = (s + HALO_AHEAD) % PLANES;  // where plane i+HALO_AHEAD's halo goes
             if constexpr (SPLIT) {
                 // Plane i+1's own cells go to a slot that last held plane i+1-PLANES: every thread has
                 // arrived at plane i-1 since, so it is done computing plane i-3 and before.
@@ -351,11 +352,11 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
                 // Now every thread has arrived at plane i, so is done computing plane i-2 and before:
                 // plane i+HALO_AHEAD-PLANES among them, whose slot the halo of plane i+HALO_AHEAD takes.
                 if (i + HALO_AHEAD < iEnd) {
-                    copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES], halo, at + HALO_AHEAD * plane);
-                    mbar_arrive_after_copies(&halo_s[(s + HALO_AHEAD) % PLANES]);
+                    copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
+                    mbar_arrive_after_copies(&halo_s[halo_slot]);
                 }
             } else {
-                if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[(s + HALO_AHEAD) % PLANES], halo, at + HALO_AHEAD * plane);
+                if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
                 else __pipeline_commit();
             }
             // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
