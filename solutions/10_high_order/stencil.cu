@@ -95,7 +95,7 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 // ---------------------------------------------------------------------------------------------
 // 3. Streaming (beyond the book, after stage 06): each thread owns four neighbouring cells of one
 // row j, k .. k+3 with k = 4·tx, and walks a chunk of planes along i. A block is FAST_X × FAST_Y
-// threads: FAST_W = 4·FAST_X cells along k, FAST_Y rows along j.
+// threads: FAST_W = 4·FAST_X cells along k, FAST_Y rows along j (8; 16 when N is odd: FastPlan).
 //  - i-neighbours: a register ring of the thread's four cells in planes i-R .. i+R, and AHEAD more
 //    planes already on their way from memory. The ring is indexed with constants only (the loop
 //    over planes is unrolled by the ring's length), so no register is copied as it moves on.
@@ -114,7 +114,8 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 // 32-byte sectors (the boundary cells among a block's columns are written with their own value,
 // stage 06's "whole sectors"); when N is even, 8 bytes (two accesses per thread instead of one).
 // When N is odd, 4 bytes: the halo is then copied, and the results stored, in the order of the
-// lanes (cells k0 + tx, k0 + tx + FAST_X, ...), so that a warp's accesses are neighbouring bytes.
+// lanes (cells k0 + tx, k0 + tx + FAST_X, ...), so that a warp's accesses are neighbouring bytes,
+// and a block is 16 rows tall (but at R = 2): half the halo rows per cell, each of them four accesses.
 // The blocks along k end at the last interior column, N-1-R.
 #ifndef TRY_FAST_X
 #define TRY_FAST_X 16
@@ -122,20 +123,26 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 #ifndef TRY_FAST_Y
 #define TRY_FAST_Y 8
 #endif
-#ifndef TRY_FAST_MIN_BLOCKS  // blocks per SM that __launch_bounds__ asks registers for
-#define TRY_FAST_MIN_BLOCKS 4
+#ifndef TRY_FAST_Y_ODD
+#define TRY_FAST_Y_ODD 16
+#endif
+#ifndef TRY_FAST_MIN_BLOCKS  // blocks per SM that __launch_bounds__ asks registers for (of 8 rows; as many
+#define TRY_FAST_MIN_BLOCKS 4    // threads in the taller blocks)
 #endif
 constexpr int FAST_X = TRY_FAST_X;  // threads along k, four cells each
-constexpr int FAST_Y = TRY_FAST_Y;  // threads (rows) along j
 constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
 // How the fast kernel of order R with VEC cells per access streams (each choice measured best on an
 // H100; lesson 10):
+//  - Y: its rows (FAST_Y), 16 when accesses are 4 bytes wide (N odd) but at R = 2, else 8;
 //  - SPLIT: split barriers (mbarriers) rather than one block barrier per plane;
 //  - HALO_AHEAD: planes whose halo is on its way to shared memory (3; 4 with split barriers);
 //  - AHEAD: planes of the register ring on their way from memory, and L = 2R + 1 + AHEAD the ring;
 //  - PLANES: shared planes, used in turn: a divisor of L, so that the loop over planes, unrolled by
 //    L, names each shared plane with a constant too. A block barrier needs 4 (the one read now, up
-//    to 3 being filled); split barriers HALO_AHEAD + 2, as a thread may be a plane ahead of others.
+//    to 3 being filled); split barriers HALO_AHEAD + 2, as a thread may be a plane ahead of others;
+//  - ROW_S: floats per shared row: 4 cells left of the block, FAST_W of it, 4 right, and 8 unused
+//    (the layout the figures of lesson 10 were measured with); none unused in the taller blocks,
+//    so that R = 4's six planes fit the 48 KB of static shared memory.
 // Split barriers wait with mbarrier.try_wait, which needs sm_90 (Hopper) and was measured there;
 // the code built for older GPUs keeps the block barrier everywhere.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -146,17 +153,17 @@ constexpr bool kSplitBarriers = true;
 __host__ __device__ constexpr int smallest_divisor_from(int L, int P) { return L % P == 0 ? P : smallest_divisor_from(L, P + 1); }
 template <int R, int VEC>
 struct FastPlan {
+    static constexpr int Y = VEC == 1 && R != 2 ? TRY_FAST_Y_ODD : TRY_FAST_Y;
     static constexpr bool SPLIT = kSplitBarriers && R >= 3 && VEC != 2;
-    static constexpr int HALO_AHEAD = SPLIT ? 4 : 3;
+    static constexpr int HALO_AHEAD = SPLIT && Y == TRY_FAST_Y ? 4 : 3;
     static constexpr int AHEAD = SPLIT || (2 * R + 1 + 3) % 4 == 0 ? 3 : 5;
     static constexpr int L = 2 * R + 1 + AHEAD;
     static constexpr int PLANES = SPLIT ? smallest_divisor_from(L, HALO_AHEAD + 2) : 4;
+    static constexpr int ROW_S = FAST_W + (Y == TRY_FAST_Y ? 16 : 8);
     static_assert(L % PLANES == 0, "the ring's length is a multiple of the shared planes");
 };
-// A shared row: 4 cells left of the block, FAST_W of it, 4 right, and 8 unused (the layout the
-// figures of lesson 10 were measured with; an earlier version read one float per lane).
-constexpr int ROW_S = FAST_W + 16;
-static_assert(2 * FAST_Y <= FAST_X * FAST_Y && 2 * int(kMaxOrder) * FAST_X <= FAST_X * FAST_Y,
+template <int FAST_Y> constexpr bool kHaloFits = 2 * FAST_Y <= FAST_X * FAST_Y && 2 * int(kMaxOrder) * FAST_X <= FAST_X * FAST_Y;
+static_assert(kHaloFits<TRY_FAST_Y> && kHaloFits<TRY_FAST_Y_ODD>,
               "a block's threads copy its halo: 2R rows of FAST_X groups, and 2·FAST_Y sides");
 static_assert(32 % FAST_X == 0, "a warp holds whole rows: it reorders its rows' results on its own");
 
@@ -220,7 +227,7 @@ __device__ void copy_cells(float* dst, const float* p) {
 
 // The shared copy of one plane: FAST_Y + 2R rows; the block's cells start at column 4, its left
 // neighbours are columns 0..3 and its right ones FAST_W + 4 .. FAST_W + 7.
-template <int R>
+template <int R, int FAST_Y, int ROW_S>
 using SharedPlane = float[FAST_Y + 2 * R][ROW_S];
 
 // What one thread copies of each plane's halo (pointers to plane 0's cells; shared rows and columns
@@ -236,8 +243,10 @@ struct Halo {
     bool rows, sides;
 };
 
-template <int R, bool ALIGNED>
+template <int R, int VEC>
 __device__ Halo halo_of(const float* in, unsigned N, int j0, int k0) {
+    constexpr bool ALIGNED = VEC > 1;
+    constexpr int FAST_Y = FastPlan<R, VEC>::Y;
     const int n = int(N), t = threadIdx.y * FAST_X + threadIdx.x;
     Halo h{};
     // ---- EXERCISE 4 of 5: the halo cells this thread copies (see the comment above Halo) ----
@@ -256,8 +265,8 @@ __device__ Halo halo_of(const float* in, unsigned N, int j0, int k0) {
     return h;
 }
 
-template <int R, int VEC>
-__device__ void copy_halo(SharedPlane<R>& s, const Halo& h, unsigned o) {
+template <int VEC, class Plane>
+__device__ void copy_halo(Plane& s, const Halo& h, unsigned o) {
     if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
     if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
     __pipeline_commit();  // one group per plane
@@ -283,13 +292,15 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity
 }
 
 template <int R, int VEC>
-__global__ void __launch_bounds__(FAST_X * FAST_Y, TRY_FAST_MIN_BLOCKS)
+__global__ void __launch_bounds__(FAST_X * FastPlan<R, VEC>::Y, TRY_FAST_MIN_BLOCKS * TRY_FAST_Y / FastPlan<R, VEC>::Y)
 fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, unsigned int zChunk,
             StarCoefficients c) {
     constexpr bool ALIGNED = VEC > 1;  // halo rows copied, results stored, four neighbours at a time
     using Plan = FastPlan<R, VEC>;
     constexpr bool SPLIT = Plan::SPLIT;
     constexpr int AHEAD = Plan::AHEAD, L = Plan::L, HALO_AHEAD = Plan::HALO_AHEAD, PLANES = Plan::PLANES;
+    constexpr int FAST_Y = Plan::Y;
+    using Plane = SharedPlane<R, FAST_Y, Plan::ROW_S>;
     const int n = int(N);
     const int k0 = blockIdx.x * FAST_W;   // the block's first column; rows start at k = 0
     const int j0 = R + blockIdx.y * FAST_Y;  // its first row: interior rows only
@@ -301,7 +312,7 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     unsigned inside = 0;  // bit e: cell k+e of row j lies in the grid
     for (int e = 0; e < 4; ++e) inside |= (j < n && k + e < n ? 1u : 0u) << e;
     const float* own = in + ((j < n ? j : 0) * n + k);  // its cells in plane 0 (a row past the grid: row 0's)
-    const Halo halo = halo_of<R, ALIGNED>(in, N, j0, k0);
+    const Halo halo = halo_of<R, VEC>(in, N, j0, k0);
     // The thread's results go to row j (an interior row) at k .. k+3, or when N is odd to the cells
     // k0 + tx + e·FAST_X (the lanes' order); those on the boundary (k < R or k > N-1-R) keep their
     // own value.
@@ -311,7 +322,7 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     bool interior[4];
     for (int e = 0; e < 4; ++e) interior[e] = k + e >= R && k + e < n - R;
 
-    __shared__ __align__(16) SharedPlane<R> plane_s[PLANES];  // plane i is in plane_s[(i - iStart) % PLANES]
+    __shared__ __align__(16) Plane plane_s[PLANES];  // plane i is in plane_s[(i - iStart) % PLANES]
     // Split barriers: plane_s[x] is complete when cells_s[x] (every thread's own cells stored) and
     // halo_s[x] (every thread's halo copies landed) have completed their phase.
     __shared__ unsigned long long cells_s[SPLIT ? PLANES : 1], halo_s[SPLIT ? PLANES : 1];
@@ -334,7 +345,7 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
 #pragma unroll
     for (int m = 0; m < HALO_AHEAD; ++m)
         if (iStart + m < iEnd) {
-            copy_halo<R, VEC>(plane_s[m], halo, (iStart + m) * plane);
+            copy_halo<VEC>(plane_s[m], halo, (iStart + m) * plane);
             if constexpr (SPLIT) mbar_arrive_after_copies(&halo_s[m]);
         } else {
             __pipeline_commit();  // an empty group keeps the count: one per plane
@@ -353,7 +364,7 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         for (int s = 0; s < L; ++s, at += plane) {  // plane i = i0 + s: plane i+d is in q[(s + R + d) % L]
             const int i = i0 + s;
             if (i >= iEnd) break;
-            SharedPlane<R>& p = plane_s[s % PLANES];  // L is a multiple of PLANES
+            Plane& p = plane_s[s % PLANES];  // L is a multiple of PLANES
             const unsigned ahead = at + (R + AHEAD) * plane;
             if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<VEC>(own + ahead);
             else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<VEC>(own + ahead, inside);
@@ -371,11 +382,11 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
                 // Now every thread has arrived at plane i, so is done computing plane i-2 and before:
                 // plane i+HALO_AHEAD-PLANES among them, whose slot the halo of plane i+HALO_AHEAD takes.
                 if (i + HALO_AHEAD < iEnd) {
-                    copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
+                    copy_halo<VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
                     mbar_arrive_after_copies(&halo_s[halo_slot]);
                 }
             } else {
-                if (i + HALO_AHEAD < iEnd) copy_halo<R, VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
+                if (i + HALO_AHEAD < iEnd) copy_halo<VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
                 else __pipeline_commit();
             }
             // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
@@ -428,6 +439,9 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     }
 }
 
+// Rows per block (FAST_Y) of the instance for N (fast_kernel_for).
+template <int R> unsigned fast_rows(unsigned N) { return N % 4 == 0 ? FastPlan<R, 4>::Y : N % 2 == 0 ? FastPlan<R, 2>::Y : FastPlan<R, 1>::Y; }
+
 // Planes per block along i: the most (64, 32, 16 or 8) that still make blocks of kFastThreadsPerSm
 // threads for every SM. Long chunks re-read fewer planes (each chunk also reads the R planes before
 // and after it), short ones keep every SM busy at small N.
@@ -438,11 +452,12 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
 #define TRY_FAST_THREADS_PER_SM 2048
 #endif
 constexpr unsigned kFastThreadsPerSm = TRY_FAST_THREADS_PER_SM;
-unsigned fast_planes(unsigned N, unsigned R) {
+template <int R> unsigned fast_planes(unsigned N) {
     if (TRY_FAST_Z > 0) return TRY_FAST_Z;
     if (N <= 2 * R) return 8;  // no interior: nothing is launched
-    const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, FAST_Y);  // blocks per chunk
-    const unsigned blocks = kFastThreadsPerSm / (FAST_X * FAST_Y) * sm_count();
+    const unsigned rows = fast_rows<R>(N);
+    const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, rows);  // blocks per chunk
+    const unsigned blocks = kFastThreadsPerSm / (FAST_X * rows) * sm_count();
     unsigned z = 64;
     while (z > 8 && layer * ceil_div(N - 2 * R, z) < blocks) z /= 2;
     return z;
@@ -468,9 +483,9 @@ Status launch_order(const float* in, float* out, unsigned N, const StarCoefficie
         dim3 grid(ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM));
         tiled_kernel<R><<<grid, block, 0, s>>>(in, out, N, c);
     } else {
-        const unsigned z = fast_planes(N, R);
-        dim3 block(FAST_X, FAST_Y, 1);
-        dim3 grid(ceil_div(N - R, FAST_W), ceil_div(N - 2 * R, FAST_Y), ceil_div(N - 2 * R, z));
+        const unsigned z = fast_planes<R>(N), rows = fast_rows<R>(N);
+        dim3 block(FAST_X, rows, 1);
+        dim3 grid(ceil_div(N - R, FAST_W), ceil_div(N - 2 * R, rows), ceil_div(N - 2 * R, z));
         fast_kernel_for<R>(N)<<<grid, block, 0, s>>>(in, out, N, z, c);
     }
     return cudaGetLastError();
@@ -498,9 +513,9 @@ OrderKernelInfo describe_order(OrderKernel kernel, unsigned N) {
         info = {"Fig. 8.12", {IN_TILE_DIM, out_tile, 0, 0}, {{out_tile, out_tile, out_tile}, {0, 0, 0}},
                 reinterpret_cast<const void*>(tiled_kernel<R>), dim3(IN_TILE_DIM, IN_TILE_DIM, 1), 0};
     } else {
-        const unsigned z = fast_planes(N, R);
-        info = {"beyond the book", {0, z, FAST_W, FAST_Y}, {{z, FAST_Y, FAST_W}, {R, R, 0}},
-                reinterpret_cast<const void*>(fast_kernel_for<R>(N)), dim3(FAST_X, FAST_Y, 1), 0};
+        const unsigned z = fast_planes<R>(N), rows = fast_rows<R>(N);
+        info = {"beyond the book", {0, z, FAST_W, rows}, {{z, rows, FAST_W}, {R, R, 0}},
+                reinterpret_cast<const void*>(fast_kernel_for<R>(N)), dim3(FAST_X, rows, 1), 0};
     }
     return info;
 }
