@@ -118,7 +118,7 @@ constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
 // H100; lesson 10):
 //  - Y: its rows (FAST_Y), 16 when accesses are 4 bytes wide (N odd) but at R = 2, else 8;
 //  - SPLIT: split barriers (mbarriers) rather than one block barrier per plane;
-//  - HALO_AHEAD: planes whose halo is on its way to shared memory (3; 4 with split barriers);
+//  - HALO_AHEAD: planes whose halo is on its way to shared memory (3; 4 with split barriers in 8 rows);
 //  - AHEAD: planes of the register ring on their way from memory, and L = 2R + 1 + AHEAD the ring;
 //  - PLANES: shared planes, used in turn: a divisor of L, so that the loop over planes, unrolled by
 //    L, names each shared plane with a constant too. A block barrier needs 4 (the one read now, up
