@@ -104,7 +104,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             for (int b = 0; b < 2; ++b)
                 for (int h = 0; h < 2; ++h) edges[s][b][y == 0 ? 0 : WARPS + 1][h][x] = Run{};
 
-    // ---- EXERCISE 1 of 7: the halo - this thread's cells, and which of them the block writes ----
+    // ---- EXERCISE 1 of 8: the halo - this thread's cells, and which of them the block writes ----
     // TODO: this thread's cells and what they are. The block writes rows from
     // 1 + blockIdx.y·(TILE_Y - 2S) on, and its tile starts S rows before them; warp y holds ROWS
     // rows of it. Along k the block writes Tile::written columns from blockIdx.x·Tile::written
@@ -125,7 +125,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto cell_state = [&](int e) { return e < 0; };
     auto cell_writes = [&](int e) { return e < 0; };
     // ---- END EXERCISE ----
-    // ---- EXERCISE 2 of 7: Neumann and periodic - the state cell a position beyond a face holds ----
+    // ---- EXERCISE 2 of 8: Neumann and periodic - the state cell a position beyond a face holds ----
     // TODO: the state cell (1..N-2) that position `at` along an axis holds; positions may lie
     // beyond the grid, by up to a tile (more than N at small N). Neumann: the ghost beyond a face
     // mirrors the cell next to it, and the mirror goes on: 0 holds 1, -1 holds 2, N-1 holds N-2,
@@ -223,7 +223,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             // checked iterations).
             if (!mapped || !((j_face && (face_rows >> row & 1)) || (checked.value && (p == 1 || p == N - 2))))
                 continue;
-            // ---- EXERCISE 6 of 7: Neumann and periodic - the ghost rows and planes follow the new state ----
+            // ---- EXERCISE 6 of 8: Neumann and periodic - the ghost rows and planes follow the new state ----
             // TODO: under Neumann and periodic boundaries a row or plane next to a face also sets the
             // ghost row or plane beside it: put(cell + offset) writes this thread's cells there too.
             // Neumann: the mirror, cell - N for j = 1 and cell + N for j = N-2; cell - plane and
@@ -276,7 +276,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 const Run down = row == 0 ? below : c[row - 1], up = row == ROWS - 1 ? above : c[row + 1];
                 const Run front = next[row];
                 for (int e = 0; e < W; ++e) {
-                    // ---- EXERCISE 3 of 7: the step - cell e at level s, rounded as a single step rounds it ----
+                    // ---- EXERCISE 3 of 8: the step - cell e at level s, rounded as a single step rounds it ----
                     // TODO: level s of cell e, stage 07's update of c[row].v[e] with the sum of its
                     // six neighbours: part[s - 1][row].v[e] (west + east + back, added an iteration
                     // ago) + front + down + up, in that order; plus source[...] when WithSource
@@ -299,7 +299,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             for (int row = 0; row < ROWS; ++row) {
                 const A left = __shfl_up_sync(0xffffffffu, next[row].v[W - 1], 1);  // cell k0-1 of plane p+1, held by lane x-1
                 const A right = __shfl_down_sync(0xffffffffu, next[row].v[0], 1);   // cell k0+W, held by lane x+1
-                // ---- EXERCISE 4 of 7: the first terms of plane p+1's sum - its neighbours along k, then plane p ----
+                // ---- EXERCISE 4 of 8: the first terms of plane p+1's sum - its neighbours along k, then plane p ----
                 // TODO: start plane p+1's sum at level s: part[s - 1][row].v[e] = west + east + back,
                 // where west and east are cells k-1 and k+1 of next[row] (at the ends, left and right
                 // from the next lanes) and back is plane p, c[row].v[e].
@@ -308,7 +308,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
                 // ---- END EXERCISE ----
             }
             for (int row = 0; row < ROWS; ++row) {
-                // ---- EXERCISE 5 of 7: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
+                // ---- EXERCISE 5 of 8: the wavefront - level s-1 moves on by one plane, and level s has a new one ----
                 // TODO: the queues move on. The plane level s-1 has just computed (next) becomes
                 // its current one (curr[s - 1]), and u, level s of plane p, is what level s+1
                 // computes from next.
@@ -340,6 +340,20 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     else middle(std::integral_constant<int, 0>{});
     for (; t < end; ++t) iteration(t, std::true_type{}, std::integral_constant<int, -1>{});
 }
+
+// The pairs kernel's edges (region 8): one Strip of pairs per thread instead of two rows.
+template <int S, class T>
+constexpr size_t kPairsSharedBytes = size_t(S) * 2 * (WARPS + 2) * 32 * 2 * sizeof(Strip<T, kCells<S, Arith<T>>>);
+
+// ---- EXERCISE 8 of 8 (optional): half and bf16 storage, two cells per instruction ----
+// TODO (after regions 1-7; lesson 08, "Half storage"): a kernel of its own for 2-byte storage under
+// Dirichlet boundaries, with the signature of fused_steps_kernel, that packs a thread's two rows
+// into one __half2 (or __nv_bfloat162) per cell and computes each level in that type, two cells
+// per instruction. Return it here for sizeof(T) == 2, BC == Dirichlet and no source (set its
+// dynamic shared memory, kPairsSharedBytes, with cudaFuncSetAttribute once). nullptr runs the
+// kernel above for every precision, correct but slower than stage 07 in half.
+template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel() { return nullptr; }
+// ---- END EXERCISE ----
 
 template <int S, class T>
 constexpr size_t kSharedBytes = size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
@@ -403,8 +417,9 @@ unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm)
 // The block, grid and tile of the kernel for one pass.
 template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
-    KernelShape shape{kernel_of<S, T, BC, WithSource>(), dim3(32, WARPS, 1), unsigned(Tile::W), kSharedBytes<S, T>,
-                      unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
+    const void* pairs = pairs_kernel<S, T, BC, WithSource>();  // region 8, where it serves
+    KernelShape shape{pairs ? pairs : kernel_of<S, T, BC, WithSource>(), dim3(32, WARPS, 1), unsigned(Tile::W),
+                      pairs ? kPairsSharedBytes<S, T> : kSharedBytes<S, T>, unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
     shape.read_j = TILE_Y;
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
@@ -420,10 +435,13 @@ Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, 
         constexpr int S = fused.value;
         const KernelShape shape = shape_of<S, T, bc.value, source.value>(N);
         dim3 grid(tiles_along_k(N, shape.tile_k, bc.value), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
-        fused_steps_kernel<S, T, bc.value, source.value><<<grid, shape.block, shape.shared_bytes, s>>>(
-            static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(step.source), int(N),
-            Arith<T>(step.r), int(shape.tile_i));
-        return cudaGetLastError();
+        const T* from = static_cast<const T*>(in);
+        T* to = static_cast<T*>(out);
+        const T* source_cells = static_cast<const T*>(step.source);
+        int n = int(N), chunk = int(shape.tile_i);
+        Arith<T> r = Arith<T>(step.r);
+        void* args[] = {&from, &to, &source_cells, &n, &r, &chunk};  // either kernel's parameters
+        return cudaLaunchKernel(shape.kernel, grid, shape.block, args, shape.shared_bytes, s);
     });
 }
 
@@ -435,7 +453,7 @@ Status launch_heat_step(const void* in, void* out, unsigned N, const HeatStep& s
 
 Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned steps, cudaStream_t s,
                  void** result) {
-    // ---- EXERCISE 7 of 7: the host loop - passes of S steps, then the rest one step at a time ----
+    // ---- EXERCISE 7 of 8: the host loop - passes of S steps, then the rest one step at a time ----
     // TODO: fused_schedule(steps, step.fused_steps) says how many passes of S steps
     // (launch_pass) and single steps (launch_heat_step) make `steps`. Run the passes, then the
     // single steps, each from one grid into the other, swapping the two after each; set *result
