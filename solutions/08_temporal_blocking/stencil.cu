@@ -365,7 +365,7 @@ template <> struct PairOf<__nv_bfloat16> {
     static __device__ type add(type a, type b) { return __hadd2(a, b); }
     static __device__ type mul(type a, type b) { return __hmul2(a, b); }
     static __device__ type fma(type a, type b, type c) { return __hfma2(a, b, c); }
-#else  // no bf16 arithmetic before Ampere: in float, rounded as the instruction would
+#else  // no bf16 arithmetic before Ampere: in float, then rounded to bf16 (not measured there)
     static __device__ type add(type a, type b) {
         const float2 x = __bfloat1622float2(a), y = __bfloat1622float2(b);
         return __floats2bfloat162_rn(x.x + y.x, x.y + y.y);
@@ -410,7 +410,7 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     auto row_writes = [&](int row) { return row_state(row) && S <= ROWS * y + row && ROWS * y + row < TILE_Y - S; };
     auto cell_state = [&](int e) { return k0 + e >= 1 && k0 + e <= N - 2; };
     auto cell_writes = [&](int e) { return cell_state(e) && col >= Tile::halo_left && col < Tile::halo_left + Tile::written; };
-    // As in the kernel above (regions 1 and 2), for Dirichlet boundaries only.
+    // The lambdas and masks of region 1, for Dirichlet boundaries only.
     const bool tile_j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
     const bool tile_k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
     unsigned ghost_rows = 0, written_rows = 0, ghost_cells = 0, written_cells = 0;
