@@ -12,8 +12,8 @@ N = 1024 they would take many minutes (`course.py bench` times them at its sizes
 
 Then (unless --no-heat) the time-stepping stages, into the same file's optional "heat" part:
 stage 07 for each boundary condition in float, and Dirichlet and periodic in half; stage 08 with
-S = HEAT_FUSE steps per pass for each boundary condition in float, and Dirichlet in half (a
-series whose options the program refuses with exit 2 is recorded as not supported). Each series
+S = HEAT_FUSE steps per pass for each boundary condition in float, and Dirichlet and periodic in
+half (a series whose options the program refuses with exit 2 is recorded as not supported). Each series
 is checked once with --check-only at HEAT_CHECK_SIZES (a failed check stops it: recorded as
 failed, not plotted), then timed with --time-only at every N of sweep_sizes(HEAT_LOW, HIGH).
 Stage 08's speed-up is its cell-updates/s over stage 07's (same boundaries, same N, this run).
@@ -47,7 +47,7 @@ SPEEDUP_GOAL = 2.0  # stage 08 over stage 07
 HEAT_SERIES = ([(HEAT_STAGE, bc, "float") for bc in ("dirichlet", "neumann", "periodic")]
                + [(HEAT_STAGE, bc, "half") for bc in ("dirichlet", "periodic")]
                + [(FUSED_STAGE, bc, "float") for bc in ("dirichlet", "neumann", "periodic")]
-               + [(FUSED_STAGE, "dirichlet", "half")])
+               + [(FUSED_STAGE, bc, "half") for bc in ("dirichlet", "periodic")])
 # For the estimate printed before the heat part (an H100): --time-only, per size per series;
 # each check (four sizes with the CPU reference).
 HEAT_TIME_S_PER_SIZE, HEAT_CHECK_S = 1.0, 5.0

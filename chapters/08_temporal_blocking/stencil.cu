@@ -72,6 +72,19 @@ template <int W, class T> __device__ Strip<Arith<T>, W> load_strip(const T* row,
     return c;
 }
 
+// Neumann and periodic boundaries: the tiles' positions beyond a face hold state cells (region 2
+// stands here, before region 1, because both kernels use it).
+// ---- EXERCISE 2 of 8: Neumann and periodic - the state cell a position beyond a face holds ----
+// TODO: the state cell (1..N-2) that position `at` along an axis holds, under boundary BC;
+// positions may lie beyond the grid, by up to a tile (more than N at small N). Neumann: the
+// ghost beyond a face mirrors the cell next to it, and the mirror goes on: 0 holds 1, -1 holds
+// 2, N-1 holds N-2, N holds N-3; the pattern repeats every 2(N-2) positions. Periodic: the
+// state cells form a ring, repeating every N-2 positions: 0 holds N-2, N-1 holds 1. Mind C++'s
+// %, which keeps the sign of a negative left operand. (Clamping, below, is right for position 0
+// under Neumann only.)
+template <Boundary BC> __device__ int state_of(int at, int N) { return min(max(at, 1), N - 2); }
+// ---- END EXERCISE ----
+
 // S steps in one pass over planes first..last-1: reads `in` once (and S planes more on each
 // side), writes `out` once. WithSource: source is added at each step (Jacobi), a compile-time
 // choice so that the time loop's kernel carries no trace of it.
@@ -125,16 +138,6 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto cell_state = [&](int e) { return e < 0; };
     auto cell_writes = [&](int e) { return e < 0; };
     // ---- END EXERCISE ----
-    // ---- EXERCISE 2 of 8: Neumann and periodic - the state cell a position beyond a face holds ----
-    // TODO: the state cell (1..N-2) that position `at` along an axis holds; positions may lie
-    // beyond the grid, by up to a tile (more than N at small N). Neumann: the ghost beyond a face
-    // mirrors the cell next to it, and the mirror goes on: 0 holds 1, -1 holds 2, N-1 holds N-2,
-    // N holds N-3; the pattern repeats every 2(N-2) positions. Periodic: the state cells form a
-    // ring, repeating every N-2 positions: 0 holds N-2, N-1 holds 1. Mind C++'s %, which keeps
-    // the sign of a negative left operand. (Clamping, below, is right for position 0 under
-    // Neumann only.)
-    auto state_of = [&](int at) { return min(max(at, 1), N - 2); };
-    // ---- END EXERCISE ----
     // Only tiles whose rows (columns) reach a face hold ghosts, cells on a face or cells outside
     // the grid along j (k): the tests for those run in them alone, on these masks of the thread's
     // rows and cells, computed once.
@@ -166,14 +169,14 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // offset j·N), computed once, so that a load is an index in the loop.
     __shared__ int row_of[TILE_Y], column_of[Tile::width];
     if (mapped) {
-        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of(tile_j + at) * N;
+        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of<BC>(tile_j + at, N) * N;
         if (y == 0)
-            for (int e = 0; e < W; ++e) column_of[col + e] = state_of(k0 + e);
+            for (int e = 0; e < W; ++e) column_of[col + e] = state_of<BC>(k0 + e, N);
     }
     // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the state (a
     // ghost, or outside the grid); else it is a state plane.
     auto load = [&](int i, Run(&c)[ROWS], auto checked, bool j_face, bool k_face) {
-        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of(i) : i;
+        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of<BC>(i, N) : i;
         for (int row = 0; row < ROWS; ++row) {
             const T* cells = in + p * plane + corner + row * N;
             if (!checked.value && !j_face && !k_face && vector) {
@@ -346,34 +349,35 @@ template <int S, class T>
 constexpr size_t kPairsSharedBytes = size_t(S) * 2 * (WARPS + 2) * 32 * 2 * sizeof(Strip<T, kCells<S, Arith<T>>>);
 
 // ---- EXERCISE 8 of 8 (optional): half and bf16 storage, two cells per instruction ----
-// TODO (after regions 1-7; lesson 08, "Half storage"): a kernel of its own for 2-byte storage under
-// Dirichlet boundaries, with the signature of fused_steps_kernel, that packs a thread's two rows
-// into one __half2 (or __nv_bfloat162) per cell and computes each level in that type, two cells
-// per instruction. Return it here for sizeof(T) == 2, BC == Dirichlet and no source (set its
-// dynamic shared memory, kPairsSharedBytes, with cudaFuncSetAttribute once). nullptr runs the
-// kernel above for every precision, correct but slower than stage 07 in half.
+// TODO (after regions 1-7; lesson 08, "Half storage"): a kernel of its own for 2-byte storage,
+// with the signature of fused_steps_kernel, that packs a thread's two rows into one __half2 (or
+// __nv_bfloat162) per cell and computes each level in that type, two cells per instruction. Start
+// with Dirichlet boundaries; Neumann and periodic then take region 2's map and region 6's ghosts.
+// Return it here for sizeof(T) == 2 and no source, for the boundaries it handles (set its dynamic
+// shared memory, kPairsSharedBytes, with cudaFuncSetAttribute once). nullptr runs the kernel
+// above, correct but slower than stage 07 in half.
 template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel() { return nullptr; }
 // ---- END EXERCISE ----
 
 template <int S, class T>
 constexpr size_t kSharedBytes = size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
 
+// The kernel of regions 1-7, with the dynamic shared memory it asks for set once (more than 48 KiB
+// per block must be asked for).
 template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() {
-    return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC, WithSource>);
-}
-
-// More than 48 KiB of shared memory per block must be asked for, once per kernel. Returns how
-// many blocks of it fit on an SM.
-template <int S, class T, Boundary BC, bool WithSource> int blocks_per_sm() {
-    static const int blocks = [] {
+    static const void* kernel = [] {
         CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel<S, T, BC, WithSource>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(kSharedBytes<S, T>)));
-        int n = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fused_steps_kernel<S, T, BC, WithSource>, 32 * WARPS,
-                                                                 kSharedBytes<S, T>));
-        return n;
+        return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC, WithSource>);
     }();
-    return blocks;
+    return kernel;
+}
+
+// How many blocks of `kernel` fit on an SM.
+int resident_blocks(const void* kernel, size_t shared_bytes) {
+    int n = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, 32 * WARPS, shared_bytes));
+    return n;
 }
 
 // Calls f with S as a compile-time constant (S > MAX_FUSED, which the harness refuses, runs MAX_FUSED).
@@ -424,7 +428,8 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
     const unsigned tiles = tiles_along_k(N, shape.tile_k, BC) * ceil_div(N - 2, shape.tile_j);
-    shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC, WithSource>());
+    static const int blocks = resident_blocks(shape.kernel, shape.shared_bytes);  // of the kernel that runs
+    shape.tile_i = chunk_planes(N, tiles, S, blocks);
     return shape;
 }
 

@@ -4,6 +4,7 @@
 #define I_AM_NOT_DONE
 // Lesson: chapters/10_high_order/README.md
 #include <cuda_pipeline.h>
+#include <utility>
 
 #include "common/cuda_check.h"
 #include "common/device_attribute.h"
@@ -410,8 +411,14 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     }
 }
 
-// Rows per block (FAST_Y) of the instance for N (fast_kernel_for).
-template <int R> unsigned fast_rows(unsigned N) { return N % 4 == 0 ? FastPlan<R, 4>::Y : N % 2 == 0 ? FastPlan<R, 2>::Y : FastPlan<R, 1>::Y; }
+// The fast kernel's instance for N, VEC cells per access (the widest that every row start is
+// aligned to), and its rows per block (FastPlan::Y): the launcher, the chunk of planes and the
+// report all take them from here.
+template <int R> auto fast_kernel_for(unsigned N) {
+    return N % 4 == 0   ? std::make_pair(fast_kernel<R, 4>, unsigned(FastPlan<R, 4>::Y))
+           : N % 2 == 0 ? std::make_pair(fast_kernel<R, 2>, unsigned(FastPlan<R, 2>::Y))
+                        : std::make_pair(fast_kernel<R, 1>, unsigned(FastPlan<R, 1>::Y));
+}
 
 // Planes per block along i: the most (64, 32, 16 or 8) that still make blocks of kFastThreadsPerSm
 // threads for every SM. Long chunks re-read fewer planes (each chunk also reads the R planes before
@@ -426,18 +433,12 @@ constexpr unsigned kFastThreadsPerSm = TRY_FAST_THREADS_PER_SM;
 template <int R> unsigned fast_planes(unsigned N) {
     if (TRY_FAST_Z > 0) return TRY_FAST_Z;
     if (N <= 2 * R) return 8;  // no interior: nothing is launched
-    const unsigned rows = fast_rows<R>(N);
+    const unsigned rows = fast_kernel_for<R>(N).second;
     const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, rows);  // blocks per chunk
     const unsigned blocks = kFastThreadsPerSm / (FAST_X * rows) * sm_count();
     unsigned z = 64;
     while (z > 8 && layer * ceil_div(N - 2 * R, z) < blocks) z /= 2;
     return z;
-}
-
-// The fast kernel's instance for N: VEC cells per access, the widest that every row start is
-// aligned to (the launcher and the report both take it from here).
-template <int R> auto fast_kernel_for(unsigned N) {
-    return N % 4 == 0 ? fast_kernel<R, 4> : N % 2 == 0 ? fast_kernel<R, 2> : fast_kernel<R, 1>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,10 +455,11 @@ Status launch_order(const float* in, float* out, unsigned N, const StarCoefficie
         dim3 grid(ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM));
         tiled_kernel<R><<<grid, block, 0, s>>>(in, out, N, c);
     } else {
-        const unsigned z = fast_planes<R>(N), rows = fast_rows<R>(N);
+        const auto [fast, rows] = fast_kernel_for<R>(N);
+        const unsigned z = fast_planes<R>(N);
         dim3 block(FAST_X, rows, 1);
         dim3 grid(ceil_div(N - R, FAST_W), ceil_div(N - 2 * R, rows), ceil_div(N - 2 * R, z));
-        fast_kernel_for<R>(N)<<<grid, block, 0, s>>>(in, out, N, z, c);
+        fast<<<grid, block, 0, s>>>(in, out, N, z, c);
     }
     return cudaGetLastError();
 }
@@ -484,9 +486,10 @@ OrderKernelInfo describe_order(OrderKernel kernel, unsigned N) {
         info = {"Fig. 8.12", {IN_TILE_DIM, out_tile, 0, 0}, {{out_tile, out_tile, out_tile}, {0, 0, 0}},
                 reinterpret_cast<const void*>(tiled_kernel<R>), dim3(IN_TILE_DIM, IN_TILE_DIM, 1), 0};
     } else {
-        const unsigned z = fast_planes<R>(N), rows = fast_rows<R>(N);
+        const auto [fast, rows] = fast_kernel_for<R>(N);
+        const unsigned z = fast_planes<R>(N);
         info = {"beyond the book", {0, z, FAST_W, rows}, {{z, rows, FAST_W}, {R, R, 0}},
-                reinterpret_cast<const void*>(fast_kernel_for<R>(N)), dim3(FAST_X, rows, 1), 0};
+                reinterpret_cast<const void*>(fast), dim3(FAST_X, rows, 1), 0};
     }
     return info;
 }

@@ -70,6 +70,20 @@ template <int W, class T> __device__ Strip<Arith<T>, W> load_strip(const T* row,
     return c;
 }
 
+// Neumann and periodic boundaries: the tiles' positions beyond a face hold state cells (region 2
+// stands here, before region 1, because both kernels use it).
+// ---- EXERCISE 2 of 8: Neumann and periodic - the state cell a position beyond a face holds ----
+// Neumann: the ghost beyond a face mirrors the cell next to it (ghost 0 holds cell 1), and so
+// does every position further out (-1 holds cell 2): the mirror image has period 2(N-2).
+// Periodic: the state cells form a ring of N-2 (ghost 0 holds cell N-2, ghost N-1 cell 1).
+template <Boundary BC> __device__ int state_of(int at, int N) {
+    const int period = BC == Boundary::Neumann ? 2 * (N - 2) : N - 2;
+    int m = (at - 1) % period;  // C++'s % keeps the sign of at - 1
+    if (m < 0) m += period;
+    return 1 + (m < N - 2 ? m : period - 1 - m);  // 0..N-3 as they are; Neumann's 2nd half mirrored
+}
+// ---- END EXERCISE ----
+
 // S steps in one pass over planes first..last-1: reads `in` once (and S planes more on each
 // side), writes `out` once. WithSource: source is added at each step (Jacobi), a compile-time
 // choice so that the time loop's kernel carries no trace of it.
@@ -115,17 +129,6 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     auto cell_state = [&](int e) { return k0 + e >= 1 && k0 + e <= N - 2; };
     auto cell_writes = [&](int e) { return cell_state(e) && col >= Tile::halo_left && col < Tile::halo_left + Tile::written; };
     // ---- END EXERCISE ----
-    // ---- EXERCISE 2 of 8: Neumann and periodic - the state cell a position beyond a face holds ----
-    // Neumann: the ghost beyond a face mirrors the cell next to it (ghost 0 holds cell 1), and so
-    // does every position further out (-1 holds cell 2): the mirror image has period 2(N-2).
-    // Periodic: the state cells form a ring of N-2 (ghost 0 holds cell N-2, ghost N-1 cell 1).
-    auto state_of = [&](int at) {
-        const int period = neumann ? 2 * (N - 2) : N - 2;
-        int m = (at - 1) % period;  // C++'s % keeps the sign of at - 1
-        if (m < 0) m += period;
-        return 1 + (m < N - 2 ? m : period - 1 - m);  // 0..N-3 as they are; Neumann's 2nd half mirrored
-    };
-    // ---- END EXERCISE ----
     // Only tiles whose rows (columns) reach a face hold ghosts, cells on a face or cells outside
     // the grid along j (k): the tests for those run in them alone, on these masks of the thread's
     // rows and cells, computed once.
@@ -157,14 +160,14 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // offset j·N), computed once, so that a load is an index in the loop.
     __shared__ int row_of[TILE_Y], column_of[Tile::width];
     if (mapped) {
-        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of(tile_j + at) * N;
+        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of<BC>(tile_j + at, N) * N;
         if (y == 0)
-            for (int e = 0; e < W; ++e) column_of[col + e] = state_of(k0 + e);
+            for (int e = 0; e < W; ++e) column_of[col + e] = state_of<BC>(k0 + e, N);
     }
     // This thread's cells of plane i, level 0. `checked`: plane i may lie outside the state (a
     // ghost, or outside the grid); else it is a state plane.
     auto load = [&](int i, Run(&c)[ROWS], auto checked, bool j_face, bool k_face) {
-        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of(i) : i;
+        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of<BC>(i, N) : i;
         for (int row = 0; row < ROWS; ++row) {
             const T* cells = in + p * plane + corner + row * N;
             if (!checked.value && !j_face && !k_face && vector) {
@@ -336,14 +339,14 @@ template <int S, class T>
 constexpr size_t kPairsSharedBytes = size_t(S) * 2 * (WARPS + 2) * 32 * 2 * sizeof(Strip<T, kCells<S, Arith<T>>>);
 
 // ---- EXERCISE 8 of 8 (optional): half and bf16 storage, two cells per instruction ----
-// A kernel of its own for 2-byte storage under Dirichlet boundaries (no source): the kernel above
-// computes in float and rounds each level, as stage 07 does, and so executes more instructions per
-// update than its float instance for half the bytes, and loses to stage 07. Here a thread's two
-// rows are packed, cell e of both in one Pair (row 0 low, row 1 high), and every add and
-// multiply-add does two cells in the storage type itself. Along k and i the pairs line up; along
-// j a cell's down and up neighbours are half of its own pair and half of the next thread's. Each
-// level computes (1 - 6r)·u + r·(sum of the six neighbours), with no cancellation in half. The
-// tiles, halo, chunks and iterations are those above.
+// A kernel of its own for 2-byte storage (no source): the kernel above computes in float and
+// rounds each level, as stage 07 does, and so executes more instructions per update than its float
+// instance for half the bytes, and loses to stage 07. Here a thread's two rows are packed, cell e
+// of both in one Pair (row 0 low, row 1 high), and every add and multiply-add does two cells in
+// the storage type itself. Along k and i the pairs line up; along j a cell's down and up
+// neighbours are half of its own pair and half of the next thread's. Each level computes
+// (1 - 6r)·u + r·(sum of the six neighbours), with no cancellation in half. The tiles, halo,
+// chunks, iterations and boundaries (region 2's map, region 6's ghosts) are those above.
 template <class T> struct PairOf;  // two cells of T in one register, and their parts
 template <> struct PairOf<__half> {
     using type = __half2;
@@ -381,7 +384,7 @@ template <> struct PairOf<__nv_bfloat16> {
 #endif
 };
 
-template <int S, class T>
+template <int S, class T, Boundary BC>
 __global__ void __launch_bounds__(32 * WARPS, 1)
 fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__, int N, Arith<T> r,
                          int chunk) {
@@ -392,6 +395,7 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     constexpr int W = Tile::W;
     using PRun = Strip<P, W>;  // cell e of both rows
     using HRun = Strip<T, W>;  // one row as stored
+    constexpr bool neumann = BC == Boundary::Neumann, mapped = BC != Boundary::Dirichlet;
     // edges[s][b][1 + y][x]: level s of thread (x, y)'s pairs, for the warps above and below.
     extern __shared__ unsigned char shared_bytes[];
     auto edges = reinterpret_cast<PRun(*)[2][WARPS + 2][32]>(shared_bytes);
@@ -410,12 +414,13 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     auto row_writes = [&](int row) { return row_state(row) && S <= ROWS * y + row && ROWS * y + row < TILE_Y - S; };
     auto cell_state = [&](int e) { return k0 + e >= 1 && k0 + e <= N - 2; };
     auto cell_writes = [&](int e) { return cell_state(e) && col >= Tile::halo_left && col < Tile::halo_left + Tile::written; };
-    // The lambdas and masks of region 1, for Dirichlet boundaries only.
+    // The lambdas, masks and maps of regions 1 and 2.
     const bool tile_j_face = tile_j <= 1 || tile_j + TILE_Y - 1 >= N - 2;
     const bool tile_k_face = tile_k <= 1 || tile_k + Tile::width - 1 >= N - 2;
-    unsigned ghost_rows = 0, written_rows = 0, ghost_cells = 0, written_cells = 0;
+    unsigned ghost_rows = 0, face_rows = 0, written_rows = 0, ghost_cells = 0, written_cells = 0;
     for (int row = 0; row < ROWS; ++row) {
         ghost_rows |= unsigned(!row_state(row)) << row;
+        face_rows |= unsigned(j0 + row == 1 || j0 + row == N - 2) << row;
         written_rows |= unsigned(row_writes(row)) << row;
     }
     for (int e = 0; e < W; ++e) ghost_cells |= unsigned(!cell_state(e)) << e;
@@ -423,18 +428,39 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     for (int e = 0; e < W; ++e)
         written_cells |= unsigned(cell_writes(e) || (lane_writes && (k0 + e == 0 || k0 + e == N - 1))) << e;
     constexpr unsigned all_cells = (1u << W) - 1;
+    const bool lane_needed = k0 + W > -S && k0 < N + S;
     const size_t plane = size_t(N) * N;
     const size_t corner = size_t(j0) * N + k0;
     const bool vector = N % W == 0;
+    __shared__ int row_of[TILE_Y], column_of[Tile::width];
+    if (mapped) {
+        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of<BC>(tile_j + at, N) * N;
+        if (y == 0)
+            for (int e = 0; e < W; ++e) column_of[col + e] = state_of<BC>(k0 + e, N);
+    }
     const P r2 = Pair::splat(r), keep2 = Pair::splat(1.0f - 6.0f * r);
 
-    // One row of plane i as stored; `fast`: every cell lies in the grid and the row is aligned.
-    auto load_row = [&](int i, int row, bool fast) {
+    // One row of plane p as stored. `inner`: every cell lies in the grid, and p is a state plane;
+    // `fast`: the row is aligned too. Neumann, periodic: p is the state plane that plane i holds,
+    // and a row or cell beyond a face reads the state cell it holds.
+    auto load_row = [&](int i, int p, int row, bool inner, bool k_face) {
         HRun h;
-        const T* cells = in + i * plane + corner + row * N;
-        if (fast) {
+        const T* cells = in + p * plane + corner + row * N;
+        if (inner && vector) {
             const Stored<T, W> v = load_stored<W>(cells);
             memcpy(h.v, &v, sizeof h.v);
+        } else if (mapped && inner) {
+            for (int e = 0; e < W; ++e) h.v[e] = cells[e];
+        } else if (mapped) {
+            const T* state_row = in + p * plane + row_of[ROWS * y + row];
+            if (k_face && ghost_cells) {
+                for (int e = 0; e < W; ++e) h.v[e] = lane_needed ? state_row[column_of[col + e]] : T(0.0f);
+            } else if (vector) {  // all W are state cells
+                const Stored<T, W> v = load_stored<W>(state_row + k0);
+                memcpy(h.v, &v, sizeof h.v);
+            } else {
+                for (int e = 0; e < W; ++e) h.v[e] = state_row[k0 + e];
+            }
         } else {
             const bool inside = i < N && row_inside(row);
             for (int e = 0; e < W; ++e) h.v[e] = inside && k0 + e >= 0 && k0 + e < N ? cells[e] : T(0.0f);
@@ -443,12 +469,14 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     };
     // Plane i's two rows, packed into pairs.
     auto load = [&](int i, PRun& c, auto checked, bool j_face, bool k_face) {
-        const bool fast = !checked.value && !j_face && !k_face && vector;
-        const HRun a = load_row(i, 0, fast), b = load_row(i, 1, fast);
+        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of<BC>(i, N) : i;
+        const bool inner = !checked.value && !j_face && !k_face;
+        const HRun a = load_row(i, p, 0, inner, k_face), b = load_row(i, p, 1, inner, k_face);
         for (int e = 0; e < W; ++e) c.v[e] = Pair::make(a.v[e], b.v[e]);
     };
-    // Level S of plane p, unpacked into its two rows: the cells this thread writes.
-    auto store = [&](int p, const PRun& u, bool k_face) {
+    // Level S of plane p, unpacked into its two rows: the cells this thread writes (Neumann,
+    // periodic: and the ghost rows and planes they set, as region 6 writes them).
+    auto store = [&](int p, const PRun& u, auto checked, bool j_face, bool k_face) {
         const unsigned cells = k_face ? written_cells : lane_writes ? all_cells : 0u;
         if (!cells) return;
 #pragma unroll
@@ -456,22 +484,33 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
             if (!(written_rows >> row & 1)) continue;
             HRun h;
             for (int e = 0; e < W; ++e) h.v[e] = row == 0 ? Pair::lo(u.v[e]) : Pair::hi(u.v[e]);
-            T* at = out + p * plane + corner + row * N;
-            if (cells != all_cells || !vector) {
-                for (int e = 0; e < W; ++e)
-                    if (cells >> e & 1) at[e] = h.v[e];
-            } else {
-                Stored<T, W> v;
-                memcpy(&v, h.v, sizeof h.v);
-                *reinterpret_cast<decltype(v)*>(at) = v;
-            }
+            auto put = [&](T* at) {
+                if (cells != all_cells || !vector) {
+                    for (int e = 0; e < W; ++e)
+                        if (cells >> e & 1) at[e] = h.v[e];
+                } else {
+                    Stored<T, W> v;
+                    memcpy(&v, h.v, sizeof h.v);
+                    *reinterpret_cast<decltype(v)*>(at) = v;
+                }
+            };
+            T* cell = out + p * plane + corner + row * N;
+            put(cell);
+            if (!mapped || !((j_face && (face_rows >> row & 1)) || (checked.value && (p == 1 || p == N - 2))))
+                continue;
+            const ptrdiff_t low = neumann ? -1 : N - 2;
+            const int j = j0 + row;
+            if (j == 1) put(cell + low * N);
+            if (j == N - 2) put(cell - low * N);
+            if (p == 1) put(cell + low * ptrdiff_t(plane));
+            if (p == N - 2) put(cell - low * ptrdiff_t(plane));
         }
     };
 
     PRun curr[S] = {}, part[S] = {};
     PRun ahead;
-    const int start = max(first - S, 0);
-    __syncthreads();  // the zeros are in place
+    const int start = mapped ? first - S : max(first - S, 0);
+    __syncthreads();  // the zeros and the maps are in place
     load(start, ahead, std::true_type{}, tile_j_face, tile_k_face);
     // The iterations of the kernel above: level s computes plane t - s.
     auto iteration = [&](int t, auto checked, auto faces) {
@@ -494,15 +533,16 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
                 const P sum = Pair::add(Pair::add(part[s - 1].v[e], next.v[e]), Pair::add(down, up));
                 u.v[e] = Pair::fma(r2, sum, Pair::mul(keep2, c.v[e]));
             }
-            if (checked.value && (p < 1 || p > N - 2)) u = c;  // Dirichlet ghosts keep their value
-            if (j_face && ghost_rows) {
+            // Dirichlet ghosts keep their value (Neumann and periodic ones are computed).
+            if (!mapped && checked.value && (p < 1 || p > N - 2)) u = c;
+            if (!mapped && j_face && ghost_rows) {
                 for (int e = 0; e < W; ++e) {
                     const T lo = ghost_rows & 1 ? Pair::lo(c.v[e]) : Pair::lo(u.v[e]);
                     const T hi = ghost_rows & 2 ? Pair::hi(c.v[e]) : Pair::hi(u.v[e]);
                     u.v[e] = Pair::make(lo, hi);
                 }
             }
-            if (k_face)
+            if (!mapped && k_face)
                 for (int e = 0; e < W; ++e)
                     if (ghost_cells >> e & 1) u.v[e] = c.v[e];
             const P left = __shfl_up_sync(0xffffffffu, next.v[W - 1], 1);
@@ -515,7 +555,7 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
             curr[s - 1] = next;
             next = u;
             if (s < S) edges[s][now][y + 1][x] = u;
-            else if (p >= first && p < last) store(p, u, k_face);
+            else if (p >= first && p < last) store(p, u, checked, j_face, k_face);
         }
         __syncthreads();  // this iteration's planes are complete before the next one reads them
     };
@@ -532,14 +572,14 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     for (; t < end; ++t) iteration(t, std::true_type{}, std::integral_constant<int, -1>{});
 }
 
-// The pairs kernel where it serves (2-byte storage, Dirichlet, no source), with the dynamic shared
-// memory it asks for set once; else nullptr, and the kernel above runs.
+// The pairs kernel where it serves (2-byte storage, no source), with the dynamic shared memory it
+// asks for set once; else nullptr, and the kernel above runs.
 template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel() {
-    if constexpr (sizeof(T) == 2 && BC == Boundary::Dirichlet && !WithSource) {
+    if constexpr (sizeof(T) == 2 && !WithSource) {
         static const void* kernel = [] {
-            CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel_pairs<S, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel_pairs<S, T, BC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             int(kPairsSharedBytes<S, T>)));
-            return reinterpret_cast<const void*>(fused_steps_kernel_pairs<S, T>);
+            return reinterpret_cast<const void*>(fused_steps_kernel_pairs<S, T, BC>);
         }();
         return kernel;
     } else {
@@ -551,22 +591,22 @@ template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel
 template <int S, class T>
 constexpr size_t kSharedBytes = size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
 
+// The kernel of regions 1-7, with the dynamic shared memory it asks for set once (more than 48 KiB
+// per block must be asked for).
 template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() {
-    return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC, WithSource>);
-}
-
-// More than 48 KiB of shared memory per block must be asked for, once per kernel. Returns how
-// many blocks of it fit on an SM.
-template <int S, class T, Boundary BC, bool WithSource> int blocks_per_sm() {
-    static const int blocks = [] {
+    static const void* kernel = [] {
         CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel<S, T, BC, WithSource>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(kSharedBytes<S, T>)));
-        int n = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fused_steps_kernel<S, T, BC, WithSource>, 32 * WARPS,
-                                                                 kSharedBytes<S, T>));
-        return n;
+        return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC, WithSource>);
     }();
-    return blocks;
+    return kernel;
+}
+
+// How many blocks of `kernel` fit on an SM.
+int resident_blocks(const void* kernel, size_t shared_bytes) {
+    int n = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, 32 * WARPS, shared_bytes));
+    return n;
 }
 
 // Calls f with S as a compile-time constant (S > MAX_FUSED, which the harness refuses, runs MAX_FUSED).
@@ -617,7 +657,8 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
     const unsigned tiles = tiles_along_k(N, shape.tile_k, BC) * ceil_div(N - 2, shape.tile_j);
-    shape.tile_i = chunk_planes(N, tiles, S, blocks_per_sm<S, T, BC, WithSource>());
+    static const int blocks = resident_blocks(shape.kernel, shape.shared_bytes);  // of the kernel that runs
+    shape.tile_i = chunk_planes(N, tiles, S, blocks);
     return shape;
 }
 
