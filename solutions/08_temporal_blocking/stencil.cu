@@ -384,7 +384,7 @@ template <> struct PairOf<__nv_bfloat16> {
 #endif
 };
 
-template <int S, class T, Boundary BC>
+template <int S, class T, Boundary BC, bool LatePack>
 __global__ void __launch_bounds__(32 * WARPS, 1)
 fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__, int N, Arith<T> r,
                          int chunk) {
@@ -432,18 +432,17 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     const size_t plane = size_t(N) * N;
     const size_t corner = size_t(j0) * N + k0;
     const bool vector = N % W == 0;
-    __shared__ int row_of[TILE_Y], column_of[Tile::width];
-    if (mapped) {
-        for (int at = ROWS * y; at < ROWS * (y + 1); ++at) row_of[at] = state_of<BC>(tile_j + at, N) * N;
-        if (y == 0)
-            for (int e = 0; e < W; ++e) column_of[col + e] = state_of<BC>(k0 + e, N);
-    }
+    // Neumann, periodic: the state cells this thread's rows and cells hold, in registers (region
+    // 1-7's kernel keeps them in shared memory for want of registers).
+    int row_at[ROWS], column_at[W];
+    for (int row = 0; row < ROWS; ++row) row_at[row] = mapped ? state_of<BC>(j0 + row, N) * N : 0;
+    for (int e = 0; e < W; ++e) column_at[e] = mapped ? state_of<BC>(k0 + e, N) : 0;
     const P r2 = Pair::splat(r), keep2 = Pair::splat(1.0f - 6.0f * r);
 
     // One row of plane p as stored. `inner`: every cell lies in the grid, and p is a state plane;
     // `fast`: the row is aligned too. Neumann, periodic: p is the state plane that plane i holds,
     // and a row or cell beyond a face reads the state cell it holds.
-    auto load_row = [&](int i, int p, int row, bool inner, bool k_face) {
+    auto load_row = [&](int i, int p, int row, bool inner, bool j_face, bool k_face) {
         HRun h;
         const T* cells = in + p * plane + corner + row * N;
         if (inner && vector) {
@@ -452,9 +451,9 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
         } else if (mapped && inner) {
             for (int e = 0; e < W; ++e) h.v[e] = cells[e];
         } else if (mapped) {
-            const T* state_row = in + p * plane + row_of[ROWS * y + row];
+            const T* state_row = j_face ? in + p * plane + row_at[row] : cells - k0;  // off the j faces, rows hold themselves
             if (k_face && ghost_cells) {
-                for (int e = 0; e < W; ++e) h.v[e] = lane_needed ? state_row[column_of[col + e]] : T(0.0f);
+                for (int e = 0; e < W; ++e) h.v[e] = lane_needed ? state_row[column_at[e]] : T(0.0f);
             } else if (vector) {  // all W are state cells
                 const Stored<T, W> v = load_stored<W>(state_row + k0);
                 memcpy(h.v, &v, sizeof h.v);
@@ -471,8 +470,20 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     auto load = [&](int i, PRun& c, auto checked, bool j_face, bool k_face) {
         const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of<BC>(i, N) : i;
         const bool inner = !checked.value && !j_face && !k_face;
-        const HRun a = load_row(i, p, 0, inner, k_face), b = load_row(i, p, 1, inner, k_face);
+        const HRun a = load_row(i, p, 0, inner, j_face, k_face), b = load_row(i, p, 1, inner, j_face, k_face);
         for (int e = 0; e < W; ++e) c.v[e] = Pair::make(a.v[e], b.v[e]);
+    };
+    // LatePack (rows off W-cell boundaries): plane i's rows as stored, packed an iteration later,
+    // where they are used. Cell by cell, the packing right after the loads waits for them all.
+    auto load_rows = [&](int i, HRun(&rows)[ROWS], auto checked, bool j_face, bool k_face) {
+        const int p = mapped && checked.value && (i < 1 || i > N - 2) ? state_of<BC>(i, N) : i;
+        const bool inner = !checked.value && !j_face && !k_face;
+        for (int row = 0; row < ROWS; ++row) rows[row] = load_row(i, p, row, inner, j_face, k_face);
+    };
+    auto pack = [&](const HRun(&rows)[ROWS]) {
+        PRun c;
+        for (int e = 0; e < W; ++e) c.v[e] = Pair::make(rows[0].v[e], rows[1].v[e]);
+        return c;
     };
     // Level S of plane p, unpacked into its two rows: the cells this thread writes (Neumann,
     // periodic: and the ghost rows and planes they set, as region 6 writes them).
@@ -508,17 +519,25 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     };
 
     PRun curr[S] = {}, part[S] = {};
-    PRun ahead;
+    PRun ahead;                // plane t+1, loaded during iteration t
+    HRun ahead_rows[ROWS];     // the same, not yet packed (LatePack)
     const int start = mapped ? first - S : max(first - S, 0);
-    __syncthreads();  // the zeros and the maps are in place
-    load(start, ahead, std::true_type{}, tile_j_face, tile_k_face);
+    __syncthreads();  // the zeros are in place
+    if constexpr (LatePack) load_rows(start, ahead_rows, std::true_type{}, tile_j_face, tile_k_face);
+    else load(start, ahead, std::true_type{}, tile_j_face, tile_k_face);
     // The iterations of the kernel above: level s computes plane t - s.
     auto iteration = [&](int t, auto checked, auto faces) {
         const bool j_face = faces.value < 0 ? tile_j_face : (faces.value & 1) != 0;
         const bool k_face = faces.value < 0 ? tile_k_face : (faces.value & 2) != 0;
         const int now = t & 1, before = 1 - now;
-        PRun next = ahead;
-        load(t + 1, ahead, checked, j_face, k_face);
+        PRun next;
+        if constexpr (LatePack) {
+            next = pack(ahead_rows);
+            load_rows(t + 1, ahead_rows, checked, j_face, k_face);
+        } else {
+            next = ahead;
+            load(t + 1, ahead, checked, j_face, k_face);
+        }
         edges[0][now][y + 1][x] = next;
 #pragma unroll
         for (int s = 1; s <= S; ++s) {
@@ -573,15 +592,19 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
 }
 
 // The pairs kernel where it serves (2-byte storage, no source), with the dynamic shared memory it
-// asks for set once; else nullptr, and the kernel above runs.
-template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel() {
+// asks for set once; else nullptr, and the kernel above runs. Rows on W-cell boundaries (N % W ==
+// 0) load in one access each and pack at once; other rows pack late (LatePack): each is faster
+// where it runs (measured, lesson 08).
+template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel(unsigned N) {
     if constexpr (sizeof(T) == 2 && !WithSource) {
-        static const void* kernel = [] {
-            CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel_pairs<S, T, BC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            int(kPairsSharedBytes<S, T>)));
-            return reinterpret_cast<const void*>(fused_steps_kernel_pairs<S, T, BC>);
-        }();
-        return kernel;
+        auto instance = [](auto late) {
+            constexpr auto kernel = fused_steps_kernel_pairs<S, T, BC, decltype(late)::value>;
+            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPairsSharedBytes<S, T>)));
+            return reinterpret_cast<const void*>(kernel);
+        };
+        static const void* aligned = instance(std::false_type{});
+        static const void* unaligned = instance(std::true_type{});
+        return N % kCells<S, Arith<T>> == 0 ? aligned : unaligned;
     } else {
         return nullptr;
     }
@@ -650,15 +673,14 @@ unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm)
 // The block, grid and tile of the kernel for one pass.
 template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
-    const void* pairs = pairs_kernel<S, T, BC, WithSource>();  // region 8, where it serves
+    const void* pairs = pairs_kernel<S, T, BC, WithSource>(N);  // region 8, where it serves
     KernelShape shape{pairs ? pairs : kernel_of<S, T, BC, WithSource>(), dim3(32, WARPS, 1), unsigned(Tile::W),
                       pairs ? kPairsSharedBytes<S, T> : kSharedBytes<S, T>, unsigned(TILE_Y - 2 * S), unsigned(Tile::written)};
     shape.read_j = TILE_Y;
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
     const unsigned tiles = tiles_along_k(N, shape.tile_k, BC) * ceil_div(N - 2, shape.tile_j);
-    static const int blocks = resident_blocks(shape.kernel, shape.shared_bytes);  // of the kernel that runs
-    shape.tile_i = chunk_planes(N, tiles, S, blocks);
+    shape.tile_i = chunk_planes(N, tiles, S, resident_blocks(shape.kernel, shape.shared_bytes));  // of the kernel that runs
     return shape;
 }
 
