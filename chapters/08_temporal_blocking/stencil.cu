@@ -72,8 +72,9 @@ template <int W, class T> __device__ Strip<Arith<T>, W> load_strip(const T* row,
     return c;
 }
 
-// Neumann and periodic boundaries: the tiles' positions beyond a face hold state cells (region 2
-// stands here, before region 1, because both kernels use it).
+// Neumann and periodic boundaries: the tiles' positions beyond a face hold state cells (region 2),
+// and the ghost rows and planes follow the state (region 6). Both regions stand here, before
+// region 1, because both kernels use them.
 // ---- EXERCISE 2 of 8: Neumann and periodic - the state cell a position beyond a face holds ----
 // TODO: the state cell (1..N-2) that position `at` along an axis holds, under boundary BC;
 // positions may lie beyond the grid, by up to a tile (more than N at small N). Neumann: the
@@ -83,6 +84,18 @@ template <int W, class T> __device__ Strip<Arith<T>, W> load_strip(const T* row,
 // %, which keeps the sign of a negative left operand. (Clamping, below, is right for position 0
 // under Neumann only.)
 template <Boundary BC> __device__ int state_of(int at, int N) { return min(max(at, 1), N - 2); }
+// ---- END EXERCISE ----
+
+// ---- EXERCISE 6 of 8: Neumann and periodic - the ghost rows and planes follow the new state ----
+// TODO: under Neumann and periodic boundaries a row (j) or plane (p) next to a face also sets the
+// ghost row or plane beside it: put(cell + offset) writes the thread's cells of `cell`, cell (p,
+// j, k0) of the output, there too. Neumann: the mirror, cell - N for j = 1 and cell + N for j =
+// N-2; cell - plane and cell + plane for p = 1 and N-2. Periodic: the ghost at the far end, N-2
+// rows away: row 1 sets ghost row N-1 (cell + (N - 2)·N), row N-2 sets ghost row 0; likewise
+// along i. (Along k there is nothing to write: the ghosts at k = 0 and N-1 are cells of the
+// tiles, written with the rest.) Mind the types: plane is a size_t, and an offset may be negative.
+template <Boundary BC, class T, class Put>
+__device__ void put_ghosts(const Put& put, T* cell, int j, int p, int N, size_t plane) {}
 // ---- END EXERCISE ----
 
 // S steps in one pass over planes first..last-1: reads `in` once (and S planes more on each
@@ -226,15 +239,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             // checked iterations).
             if (!mapped || !((j_face && (face_rows >> row & 1)) || (checked.value && (p == 1 || p == N - 2))))
                 continue;
-            // ---- EXERCISE 6 of 8: Neumann and periodic - the ghost rows and planes follow the new state ----
-            // TODO: under Neumann and periodic boundaries a row or plane next to a face also sets the
-            // ghost row or plane beside it: put(cell + offset) writes this thread's cells there too.
-            // Neumann: the mirror, cell - N for j = 1 and cell + N for j = N-2; cell - plane and
-            // cell + plane for p = 1 and N-2. Periodic: the ghost at the far end, N-2 rows away: row 1
-            // sets ghost row N-1 (cell + (N - 2)·N), row N-2 sets ghost row 0; likewise along i. (Along
-            // k there is nothing to write: the ghosts at k = 0 and N-1 are cells of the tiles, written
-            // with the rest.) Mind the types: plane is a size_t, and an offset may be negative.
-            // ---- END EXERCISE ----
+            put_ghosts<BC>(put, cell, j0 + row, p, N, plane);
         }
     };
 

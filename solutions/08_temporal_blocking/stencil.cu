@@ -70,8 +70,9 @@ template <int W, class T> __device__ Strip<Arith<T>, W> load_strip(const T* row,
     return c;
 }
 
-// Neumann and periodic boundaries: the tiles' positions beyond a face hold state cells (region 2
-// stands here, before region 1, because both kernels use it).
+// Neumann and periodic boundaries: the tiles' positions beyond a face hold state cells (region 2),
+// and the ghost rows and planes follow the state (region 6). Both regions stand here, before
+// region 1, because both kernels use them.
 // ---- EXERCISE 2 of 8: Neumann and periodic - the state cell a position beyond a face holds ----
 // Neumann: the ghost beyond a face mirrors the cell next to it (ghost 0 holds cell 1), and so
 // does every position further out (-1 holds cell 2): the mirror image has period 2(N-2).
@@ -81,6 +82,20 @@ template <Boundary BC> __device__ int state_of(int at, int N) {
     int m = (at - 1) % period;  // C++'s % keeps the sign of at - 1
     if (m < 0) m += period;
     return 1 + (m < N - 2 ? m : period - 1 - m);  // 0..N-3 as they are; Neumann's 2nd half mirrored
+}
+// ---- END EXERCISE ----
+
+// ---- EXERCISE 6 of 8: Neumann and periodic - the ghost rows and planes follow the new state ----
+// A row or plane next to a face sets the ghost row or plane beside it: put(at) writes the thread's
+// cells of `cell` (p, j, k0) at `at` too. From row (plane) 1 to the ghost it sets: the one next to
+// it (Neumann's mirror, index 0) or the far one (periodic, index N-1); from N-2 the other way.
+template <Boundary BC, class T, class Put>
+__device__ void put_ghosts(const Put& put, T* cell, int j, int p, int N, size_t plane) {
+    const ptrdiff_t low = BC == Boundary::Neumann ? -1 : N - 2;
+    if (j == 1) put(cell + low * N);
+    if (j == N - 2) put(cell - low * N);
+    if (p == 1) put(cell + low * ptrdiff_t(plane));
+    if (p == N - 2) put(cell - low * ptrdiff_t(plane));
 }
 // ---- END EXERCISE ----
 
@@ -217,16 +232,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
             // checked iterations).
             if (!mapped || !((j_face && (face_rows >> row & 1)) || (checked.value && (p == 1 || p == N - 2))))
                 continue;
-            // ---- EXERCISE 6 of 8: Neumann and periodic - the ghost rows and planes follow the new state ----
-            // From row (plane) 1 to the ghost it sets: the one next to it (Neumann's mirror, index 0)
-            // or the far one (periodic, index N-1); from N-2 the other way.
-            const ptrdiff_t low = neumann ? -1 : N - 2;
-            const int j = j0 + row;
-            if (j == 1) put(cell + low * N);
-            if (j == N - 2) put(cell - low * N);
-            if (p == 1) put(cell + low * ptrdiff_t(plane));
-            if (p == N - 2) put(cell - low * ptrdiff_t(plane));
-            // ---- END EXERCISE ----
+            put_ghosts<BC>(put, cell, j0 + row, p, N, plane);
         }
     };
 
@@ -395,7 +401,7 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     constexpr int W = Tile::W;
     using PRun = Strip<P, W>;  // cell e of both rows
     using HRun = Strip<T, W>;  // one row as stored
-    constexpr bool neumann = BC == Boundary::Neumann, mapped = BC != Boundary::Dirichlet;
+    constexpr bool mapped = BC != Boundary::Dirichlet;
     // edges[s][b][1 + y][x]: level s of thread (x, y)'s pairs, for the warps above and below.
     extern __shared__ unsigned char shared_bytes[];
     auto edges = reinterpret_cast<PRun(*)[2][WARPS + 2][32]>(shared_bytes);
@@ -509,12 +515,7 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
             put(cell);
             if (!mapped || !((j_face && (face_rows >> row & 1)) || (checked.value && (p == 1 || p == N - 2))))
                 continue;
-            const ptrdiff_t low = neumann ? -1 : N - 2;
-            const int j = j0 + row;
-            if (j == 1) put(cell + low * N);
-            if (j == N - 2) put(cell - low * N);
-            if (p == 1) put(cell + low * ptrdiff_t(plane));
-            if (p == N - 2) put(cell - low * ptrdiff_t(plane));
+            put_ghosts<BC>(put, cell, j0 + row, p, N, plane);  // region 6
         }
     };
 
