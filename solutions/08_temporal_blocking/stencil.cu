@@ -438,16 +438,16 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     const size_t plane = size_t(N) * N;
     const size_t corner = size_t(j0) * N + k0;
     const bool vector = N % W == 0;
-    // Neumann, periodic: the state cells this thread's rows and cells hold, in registers (region
-    // 1-7's kernel keeps them in shared memory for want of registers).
+    // Neumann, periodic: the state cells this thread's rows and cells hold, in registers (the
+    // kernel of regions 1-7, at its 128 registers, keeps them in shared memory).
     int row_at[ROWS], column_at[W];
     for (int row = 0; row < ROWS; ++row) row_at[row] = mapped ? state_of<BC>(j0 + row, N) * N : 0;
     for (int e = 0; e < W; ++e) column_at[e] = mapped ? state_of<BC>(k0 + e, N) : 0;
     const P r2 = Pair::splat(r), keep2 = Pair::splat(1.0f - 6.0f * r);
 
-    // One row of plane p as stored. `inner`: every cell lies in the grid, and p is a state plane;
-    // `fast`: the row is aligned too. Neumann, periodic: p is the state plane that plane i holds,
-    // and a row or cell beyond a face reads the state cell it holds.
+    // One row of plane p as stored, in one access where `inner` (every cell lies in the grid, and p
+    // is a state plane) and the row is aligned. Neumann, periodic: p is the state plane that plane
+    // i holds, and a row or cell beyond a face reads the state cell it holds.
     auto load_row = [&](int i, int p, int row, bool inner, bool j_face, bool k_face) {
         HRun h;
         const T* cells = in + p * plane + corner + row * N;
