@@ -4,6 +4,8 @@
 #define I_AM_NOT_DONE
 #include <algorithm>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 
@@ -378,11 +380,15 @@ template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() 
     return kernel;
 }
 
-// How many blocks of `kernel` fit on an SM.
+// How many blocks of `kernel` fit on an SM: asked of the runtime once per kernel, since the
+// launcher needs it at every pass (each kernel has one size of shared memory).
 int resident_blocks(const void* kernel, size_t shared_bytes) {
-    int n = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, 32 * WARPS, shared_bytes));
-    return n;
+    static std::mutex mutex;
+    static std::map<const void*, int> known;
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto [at, added] = known.try_emplace(kernel, 0);
+    if (added) CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&at->second, kernel, 32 * WARPS, shared_bytes));
+    return at->second;
 }
 
 // Calls f with S as a compile-time constant (S > MAX_FUSED, which the harness refuses, runs MAX_FUSED).
