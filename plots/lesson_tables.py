@@ -120,7 +120,9 @@ def heat_sweep(root):
             least = min(pts.values(), key=lambda p: p["fraction_of_copy"])
             rows.append([f"{BOUNDARY_NAME[bc]} {precision}", _percent_span(aligned), _percent_span(other),
                          f"{_pct(least['fraction_of_copy'])} ({least['n']})", _pct(pts[512]["fraction_of_copy"])])
-    for bc in ("dirichlet", "periodic"):
+    for bc in ("dirichlet", "neumann", "periodic"):
+        if _series(heat, "07", bc, "half") is None:
+            continue
         ratio = _half_over_float(heat, bc)
         times = lambda x: f"{x:.2f}×"
         least = min(ratio, key=ratio.get)

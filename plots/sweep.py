@@ -11,8 +11,7 @@ plots/figures/<gpu>/sweep.png. The CuPy/PyTorch alternatives are left out: at 12
 N = 1024 they would take many minutes (`course.py bench` times them at its sizes).
 
 Then (unless --no-heat) the time-stepping stages, into the same file's optional "heat" part:
-stage 07 for each boundary condition in float, and Dirichlet and periodic in half; stage 08 with
-S = HEAT_FUSE steps per pass for each boundary condition in float, and Dirichlet and periodic in
+stage 07 and stage 08 (S = HEAT_FUSE steps per pass) for each boundary condition in float and in
 half (a series whose options the program refuses with exit 2 is recorded as not supported). Each series
 is checked once with --check-only at HEAT_CHECK_SIZES (a failed check stops it: recorded as
 failed, not plotted), then timed with --time-only at every N of sweep_sizes(HEAT_LOW, HIGH).
@@ -44,10 +43,8 @@ HEAT_FUSE = 4  # stage 08's S
 HEAT_STEPS = {HEAT_STAGE: 2, FUSED_STAGE: 2 * HEAT_FUSE}  # stage 08: two passes of S steps
 SPEEDUP_GOAL = 2.0  # stage 08 over stage 07
 # (stage, bc, precision) of every series, in order: stage 07's first (stage 08 divides by them).
-HEAT_SERIES = ([(HEAT_STAGE, bc, "float") for bc in ("dirichlet", "neumann", "periodic")]
-               + [(HEAT_STAGE, bc, "half") for bc in ("dirichlet", "periodic")]
-               + [(FUSED_STAGE, bc, "float") for bc in ("dirichlet", "neumann", "periodic")]
-               + [(FUSED_STAGE, bc, "half") for bc in ("dirichlet", "periodic")])
+HEAT_SERIES = [(stage, bc, precision) for stage in (HEAT_STAGE, FUSED_STAGE) for precision in ("float", "half")
+               for bc in ("dirichlet", "neumann", "periodic")]
 # For the estimate printed before the heat part (an H100): --time-only, per size per series;
 # each check (four sizes with the CPU reference).
 HEAT_TIME_S_PER_SIZE, HEAT_CHECK_S = 1.0, 5.0
@@ -373,7 +370,7 @@ def _marked_line(ax, pts, key, color, label, marker="o"):
 
 
 HEAT_COLORS = {("dirichlet", "float"): "#1f77b4", ("neumann", "float"): "#2ca02c", ("periodic", "float"): "#d62728",
-               ("dirichlet", "half"): "#9467bd", ("periodic", "half"): "#ff7f0e"}
+               ("dirichlet", "half"): "#9467bd", ("neumann", "half"): "#8c564b", ("periodic", "half"): "#ff7f0e"}
 
 
 def draw_sweep_heat(doc, path):

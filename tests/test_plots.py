@@ -1288,9 +1288,9 @@ def sweep_tests():
                 expected.append(["--time-only", "--n", sizes, *problem, "--reps", "3"])
         assert [c[:-2] for c in heat_calls] == expected, heat_calls
         assert all(c[-2] == "--json" for c in heat_calls), heat_calls
-        assert [(s["bc"], s["precision"]) for s in doc["heat"]["series"][:5]] == [
+        assert [(s["bc"], s["precision"]) for s in doc["heat"]["series"][:6]] == [
             ("dirichlet", "float"), ("neumann", "float"), ("periodic", "float"), ("dirichlet", "half"),
-            ("periodic", "half")]
+            ("neumann", "half"), ("periodic", "half")]
         status_of = {(s["stage"][:2], s["bc"], s["precision"]): s["status"] for s in doc["heat"]["series"]}
         assert status_of[("08", "periodic", "float")] == "not supported", status_of
         assert status_of[("07", "periodic", "half")] == "failed", status_of

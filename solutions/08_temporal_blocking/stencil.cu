@@ -392,6 +392,23 @@ template <> struct PairOf<__nv_bfloat16> {
 #endif
 };
 
+// Periodic rows on W-cell boundaries (N and k0 multiples of W): position k beyond a k face holds
+// cell k + N - 2 (or k - N + 2), and a thread's W such cells lie in order in two aligned runs of W
+// at the other end of the row, at place (e - 2) mod W for cell e: two accesses where a gather
+// takes W. The lanes with none read their own cells again (`own`, the same sectors), so that the
+// warp does not diverge; a run no cell is taken from stays within the row.
+template <int W, class T>
+__device__ void read_far_end(const T* row, int k0, int own, int N, unsigned ghosts, Strip<T, W>& h) {
+    constexpr int offset = (W - 2 % W) % W;
+    const int first = !ghosts ? own : (k0 <= 0 ? k0 + N - 2 : k0 - N + 2) - offset;
+    T cells[2 * W];
+    const Stored<T, W> run0 = load_stored<W>(row + max(first, 0)), run1 = load_stored<W>(row + min(first + W, N - W));
+    memcpy(cells, &run0, sizeof run0);
+    memcpy(cells + W, &run1, sizeof run1);
+    for (int e = 0; e < W; ++e)
+        if (ghosts >> e & 1) h.v[e] = cells[offset + e];
+}
+
 template <int S, class T, Boundary BC, bool LatePack>
 __global__ void __launch_bounds__(32 * WARPS, 1)
 fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__, int N, Arith<T> r,
@@ -445,6 +462,23 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     int row_at[ROWS], column_at[W];
     for (int row = 0; row < ROWS; ++row) row_at[row] = mapped ? state_of<BC>(j0 + row, N) * N : 0;
     for (int e = 0; e < W; ++e) column_at[e] = mapped ? state_of<BC>(k0 + e, N) : 0;
+    // Neumann, rows on W-cell boundaries: position k beyond a k face holds cell 1 - k (or 2N - 3 - k),
+    // which a lane of the same warp loads anyway, at place (1 - e) mod W of its cells for this
+    // thread's cell e. So the lanes beyond a face load no cells of their own and take those by
+    // shuffles (`load`): no gathers beside the aligned loads. mirror_lane[e]: the lane that holds
+    // the cell position k0 + e holds. Where N leaves any needed one outside the warp, they gather.
+    constexpr bool may_mirror = BC == Boundary::Neumann && !LatePack;
+    int mirror_lane[W];
+    bool in_warp = vector;
+    for (int e = 0; e < W; ++e) {
+        const int k = k0 + e, m = k <= 0 ? 1 - k : k >= N - 1 ? 2 * N - 3 - k : k;
+        mirror_lane[e] = (m - tile_k) / W;
+        if (lane_needed && (m < 1 || m > N - 2 || m < tile_k || m >= tile_k + Tile::width)) in_warp = false;
+    }
+    const bool mirrored = may_mirror && __all_sync(0xffffffffu, in_warp);
+    // Periodic, rows on W-cell boundaries: those cells lie at the other end of the row, in order, in
+    // two aligned runs of W (read_far_end), where N leaves room for them.
+    const bool far_runs = BC == Boundary::Periodic && !LatePack && vector && N >= 2 * (2 * W + S);
     const P r2 = Pair::splat(r), keep2 = Pair::splat(1.0f - 6.0f * r);
 
     // One row of plane p as stored, in one access where `inner` (every cell lies in the grid, and p
@@ -460,7 +494,15 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
             for (int e = 0; e < W; ++e) h.v[e] = cells[e];
         } else if (mapped) {
             const T* state_row = j_face ? in + p * plane + row_at[row] : cells - k0;  // off the j faces, rows hold themselves
-            if (k_face && ghost_cells) {
+            if (mirrored && k_face) {  // W cells of the row, the nearest ones for lanes beyond a face
+                const Stored<T, W> v = load_stored<W>(state_row + min(max(k0, 0), N - W));
+                memcpy(h.v, &v, sizeof h.v);
+            } else if (far_runs && k_face) {
+                const int own = min(max(k0, 0), N - W);
+                const Stored<T, W> v = load_stored<W>(state_row + own);
+                memcpy(h.v, &v, sizeof h.v);
+                read_far_end(state_row, k0, own, N, lane_needed ? ghost_cells : 0u, h);
+            } else if (k_face && ghost_cells) {
                 for (int e = 0; e < W; ++e) h.v[e] = lane_needed ? state_row[column_at[e]] : T(0.0f);
             } else if (vector) {  // all W are state cells
                 const Stored<T, W> v = load_stored<W>(state_row + k0);
@@ -482,6 +524,11 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
         const bool inner = !checked.value && !j_face && !k_face;
         const HRun a = load_row(i, p, 0, inner, j_face, k_face), b = load_row(i, p, 1, inner, j_face, k_face);
         for (int e = 0; e < W; ++e) c.v[e] = Pair::make(a.v[e], b.v[e]);
+        if (mirrored && k_face)
+            for (int e = 0; e < W; ++e) {
+                const P cell = __shfl_sync(0xffffffffu, c.v[(1 - e + W) % W], mirror_lane[e]);
+                if (ghost_cells >> e & 1) c.v[e] = cell;
+            }
     };
     // LatePack (rows off W-cell boundaries): plane i's rows as stored, packed an iteration later,
     // where they are used. Cell by cell, the packing right after the loads waits for them all.
