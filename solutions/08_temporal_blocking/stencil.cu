@@ -494,14 +494,11 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
             for (int e = 0; e < W; ++e) h.v[e] = cells[e];
         } else if (mapped) {
             const T* state_row = j_face ? in + p * plane + row_at[row] : cells - k0;  // off the j faces, rows hold themselves
-            if (mirrored && k_face) {  // W cells of the row, the nearest ones for lanes beyond a face
-                const Stored<T, W> v = load_stored<W>(state_row + min(max(k0, 0), N - W));
-                memcpy(h.v, &v, sizeof h.v);
-            } else if (far_runs && k_face) {
+            if ((mirrored || far_runs) && k_face) {  // every lane loads W cells: its own, or the row's nearest
                 const int own = min(max(k0, 0), N - W);
                 const Stored<T, W> v = load_stored<W>(state_row + own);
                 memcpy(h.v, &v, sizeof h.v);
-                read_far_end(state_row, k0, own, N, lane_needed ? ghost_cells : 0u, h);
+                if (far_runs) read_far_end(state_row, k0, own, N, lane_needed ? ghost_cells : 0u, h);
             } else if (k_face && ghost_cells) {
                 for (int e = 0; e < W; ++e) h.v[e] = lane_needed ? state_row[column_at[e]] : T(0.0f);
             } else if (vector) {  // all W are state cells
