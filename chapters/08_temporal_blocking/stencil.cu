@@ -4,14 +4,13 @@
 #define I_AM_NOT_DONE
 #include <algorithm>
 #include <cstddef>
-#include <map>
-#include <mutex>
 #include <type_traits>
 #include <utility>
 
 #include "heat/cells.cuh"
 #include "common/cuda_check.h"
 #include "common/device_attribute.h"
+#include "common/resident_blocks.h"
 #include "heat/stage.h"
 
 // A block owns a tile of TILE_Y rows (j) × 32·W columns (k) and streams it along i through a
@@ -380,17 +379,6 @@ template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() 
     return kernel;
 }
 
-// How many blocks of `kernel` fit on an SM: asked of the runtime once per kernel, since the
-// launcher needs it at every pass (each kernel has one size of shared memory).
-int resident_blocks(const void* kernel, size_t shared_bytes) {
-    static std::mutex mutex;
-    static std::map<const void*, int> known;
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto [at, added] = known.try_emplace(kernel, 0);
-    if (added) CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&at->second, kernel, 32 * WARPS, shared_bytes));
-    return at->second;
-}
-
 // Calls f with S as a compile-time constant (S > MAX_FUSED, which the harness refuses, runs MAX_FUSED).
 template <int S = 1, class F> auto with_fused_steps(unsigned fused, F f) {
     if constexpr (S < MAX_FUSED)
@@ -439,7 +427,7 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
     const unsigned tiles = tiles_along_k(N, shape.tile_k, BC) * ceil_div(N - 2, shape.tile_j);
-    shape.tile_i = chunk_planes(N, tiles, S, resident_blocks(shape.kernel, shape.shared_bytes));  // of the kernel that runs
+    shape.tile_i = chunk_planes(N, tiles, S, resident_blocks(shape.kernel, 32 * WARPS, shape.shared_bytes));  // of the kernel that runs
     return shape;
 }
 

@@ -9,6 +9,7 @@
 #include "common/cuda_check.h"
 #include "common/program.h"
 #include "common/record.h"
+#include "common/resident_blocks.h"
 
 // The kernel's registers, shared memory and occupancy at this block shape.
 inline Resources kernel_resources(const Gpu& g, const void* kernel, dim3 block, size_t dynamic_shared_bytes) {
@@ -18,8 +19,7 @@ inline Resources kernel_resources(const Gpu& g, const void* kernel, dim3 block, 
     r.threads_per_block = block.x * block.y * block.z;
     r.shared_bytes = a.sharedSizeBytes + dynamic_shared_bytes;
     r.registers = a.numRegs;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.blocks_per_sm, kernel, int(r.threads_per_block),
-                                                             dynamic_shared_bytes));
+    r.blocks_per_sm = resident_blocks(kernel, r.threads_per_block, dynamic_shared_bytes);
     r.occupancy = double(r.blocks_per_sm) * r.threads_per_block / g.prop.maxThreadsPerMultiProcessor;
     return r;
 }

@@ -2,14 +2,13 @@
 // Lesson: chapters/08_temporal_blocking/README.md
 #include <algorithm>
 #include <cstddef>
-#include <map>
-#include <mutex>
 #include <type_traits>
 #include <utility>
 
 #include "heat/cells.cuh"
 #include "common/cuda_check.h"
 #include "common/device_attribute.h"
+#include "common/resident_blocks.h"
 #include "heat/stage.h"
 
 // A block owns a tile of TILE_Y rows (j) × 32·W columns (k) and streams it along i through a
@@ -466,14 +465,16 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     // which a lane of the same warp loads anyway, at place (1 - e) mod W of its cells for this
     // thread's cell e. So the lanes beyond a face load no cells of their own and take those by
     // shuffles (`load`): no gathers beside the aligned loads. mirror_lane[e]: the lane that holds
-    // the cell position k0 + e holds. Where N leaves any needed one outside the warp, they gather.
+    // the cell position k0 + e holds (column_at[e]). Where N leaves any needed one outside the warp,
+    // or elsewhere among its lane's cells (mirrored twice, in small grids), the warp gathers.
     constexpr bool may_mirror = BC == Boundary::Neumann && !LatePack;
     int mirror_lane[W];
     bool in_warp = vector;
     for (int e = 0; e < W; ++e) {
-        const int k = k0 + e, m = k <= 0 ? 1 - k : k >= N - 1 ? 2 * N - 3 - k : k;
-        mirror_lane[e] = (m - tile_k) / W;
-        if (lane_needed && (m < 1 || m > N - 2 || m < tile_k || m >= tile_k + Tile::width)) in_warp = false;
+        const int m = column_at[e] - tile_k;  // its place in the tile's columns
+        mirror_lane[e] = m / W;
+        if (lane_needed && (ghost_cells >> e & 1) && !(m >= 0 && m < Tile::width && m % W == (1 - e + W) % W))
+            in_warp = false;
     }
     const bool mirrored = may_mirror && __all_sync(0xffffffffu, in_warp);
     // Periodic, rows on W-cell boundaries: those cells lie at the other end of the row, in order, in
@@ -674,17 +675,6 @@ template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() 
     return kernel;
 }
 
-// How many blocks of `kernel` fit on an SM: asked of the runtime once per kernel, since the
-// launcher needs it at every pass (each kernel has one size of shared memory).
-int resident_blocks(const void* kernel, size_t shared_bytes) {
-    static std::mutex mutex;
-    static std::map<const void*, int> known;
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto [at, added] = known.try_emplace(kernel, 0);
-    if (added) CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&at->second, kernel, 32 * WARPS, shared_bytes));
-    return at->second;
-}
-
 // Calls f with S as a compile-time constant (S > MAX_FUSED, which the harness refuses, runs MAX_FUSED).
 template <int S = 1, class F> auto with_fused_steps(unsigned fused, F f) {
     if constexpr (S < MAX_FUSED)
@@ -733,7 +723,7 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
     const unsigned tiles = tiles_along_k(N, shape.tile_k, BC) * ceil_div(N - 2, shape.tile_j);
-    shape.tile_i = chunk_planes(N, tiles, S, resident_blocks(shape.kernel, shape.shared_bytes));  // of the kernel that runs
+    shape.tile_i = chunk_planes(N, tiles, S, resident_blocks(shape.kernel, 32 * WARPS, shape.shared_bytes));  // of the kernel that runs
     return shape;
 }
 
