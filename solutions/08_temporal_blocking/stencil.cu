@@ -468,12 +468,13 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
     // the cell position k0 + e holds (column_at[e]). Where N leaves any needed one outside the warp,
     // or elsewhere among its lane's cells (mirrored twice, in small grids), the warp gathers.
     constexpr bool may_mirror = BC == Boundary::Neumann && !LatePack;
+    auto mirror_place = [](int e) { return (1 - e + W) % W; };  // where the shuffle reads it
     int mirror_lane[W];
     bool in_warp = vector;
     for (int e = 0; e < W; ++e) {
         const int m = column_at[e] - tile_k;  // its place in the tile's columns
         mirror_lane[e] = m / W;
-        if (lane_needed && (ghost_cells >> e & 1) && !(m >= 0 && m < Tile::width && m % W == (1 - e + W) % W))
+        if (lane_needed && (ghost_cells >> e & 1) && !(m >= 0 && m < Tile::width && m % W == mirror_place(e)))
             in_warp = false;
     }
     const bool mirrored = may_mirror && __all_sync(0xffffffffu, in_warp);
@@ -524,7 +525,7 @@ fused_steps_kernel_pairs(const T* __restrict__ in, T* __restrict__ out, const T*
         for (int e = 0; e < W; ++e) c.v[e] = Pair::make(a.v[e], b.v[e]);
         if (mirrored && k_face)
             for (int e = 0; e < W; ++e) {
-                const P cell = __shfl_sync(0xffffffffu, c.v[(1 - e + W) % W], mirror_lane[e]);
+                const P cell = __shfl_sync(0xffffffffu, c.v[mirror_place(e)], mirror_lane[e]);
                 if (ghost_cells >> e & 1) c.v[e] = cell;
             }
     };
