@@ -307,6 +307,31 @@ def fused_pairs(records):
     return n, S, {pair: (rate["08"], rate["07"]) for pair, rate in rates.items() if len(rate) == 2}
 
 
+def best_fused(heat):
+    """Stage 08 at its best S at every N of a sweep's heat part (sweep.py: one series per S):
+    {(bc, precision): [point, ...]} in the order of N, each the point of the S whose speed-up over
+    stage 07 is the highest there, with its fused_steps added.
+    Only the S measured at that N count; an N where none was compared with stage 07 is left out."""
+    best = {}
+    for s in heat["series"]:
+        if not s["stage"].startswith("08") or s["status"] != "measured":
+            continue
+        at = best.setdefault((s["bc"], s["precision"]), {})
+        for p in s["points"]:
+            if p.get("speedup_over_07") is not None and (p["n"] not in at
+                                                         or p["speedup_over_07"] > at[p["n"]]["speedup_over_07"]):
+                at[p["n"]] = {**p, "fused_steps": s["fused_steps"]}
+    return {key: [at[n] for n in sorted(at)] for key, at in best.items() if at}
+
+
+def best_s_wins(pts):
+    """{S: at how many of best_fused's points S was the best}, the most often best first."""
+    wins = {}
+    for p in pts:
+        wins[p["fused_steps"]] = wins.get(p["fused_steps"], 0) + 1
+    return dict(sorted(wins.items(), key=lambda item: (-item[1], item[0])))
+
+
 def _draw_pairs(ax, pairs, steps):
     """Stage 08's speed-up over stage 07 at one N and S, a group of bars per boundary condition,
     one bar per precision."""

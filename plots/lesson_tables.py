@@ -24,7 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-from heat_plot import fused_pairs as pair_rates, loop_rate
+from heat_plot import best_fused, best_s_wins, fused_pairs as pair_rates, loop_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU = "nvidia-h100-80gb-hbm3"  # the GPU whose results the lessons quote
@@ -171,21 +171,21 @@ def fused_pairs(root):
 
 
 def fused_sweep(root):
-    """Stage 08's speed-up over stage 07 (same N, boundaries and precision) over the sweep."""
-    heat = _load(root, SWEEP)["heat"]
+    """Stage 08 at its best S at each N (heat_plot.best_fused) over the sweep: its least speed-up over
+    stage 07 (same N, boundaries and precision), at the multiples of 4 and elsewhere, at N = 512, the
+    most, and how often each S was the best."""
     rows = []
-    for s in heat["series"]:
-        if not s["stage"].startswith("08") or s["status"] != "measured":
-            continue
-        pts = {p["n"]: p["speedup_over_07"] for p in s["points"] if p.get("speedup_over_07") is not None}
-        at = lambda ns: min(((pts[n], n) for n in ns), default=None)
-        least, least4, least_other = at(pts), at(n for n in pts if n % 4 == 0), at(n for n in pts if n % 4)
-        most = max((x, n) for n, x in pts.items())
-        text = lambda xn: f"{xn[0]:.2f}× ({xn[1]})"
-        rows.append([f"08 {BOUNDARY_NAME[s['bc']]} {s['precision']}", text(least), text(least4), text(least_other),
-                     f"{pts[512]:.2f}×", text(most)])
-    return _rows(["series", "least", "least, N a multiple of 4", "least, other N", "N = 512", "most"],
-                 ["---", "---:", "---:", "---:", "---:", "---:"], rows)
+    for (bc, precision), pts in best_fused(_load(root, SWEEP)["heat"]).items():
+        at = {p["n"]: p for p in pts}
+        text = lambda p: f"{p['speedup_over_07']:.2f}× ({p['n']}, S = {p['fused_steps']})"
+        least = lambda ps: text(min(ps, key=lambda p: p["speedup_over_07"]))
+        wins = best_s_wins(pts)
+        rows.append([f"08 {BOUNDARY_NAME[bc]} {precision}", least(pts), least([p for p in pts if p["n"] % 4 == 0]),
+                     least([p for p in pts if p["n"] % 4]), text(at[512]),
+                     text(max(pts, key=lambda p: p["speedup_over_07"])),
+                     ", ".join(f"{S}: {wins[S]}" for S in sorted(wins))])
+    return _rows(["series", "least", "least, N a multiple of 4", "least, other N", "N = 512", "most",
+                  "best S: at how many N"], ["---", "---:", "---:", "---:", "---:", "---:", "---"], rows)
 
 
 # --- stage 10 --------------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ def stage_table_phrases(root):
         f"{_times_span(ratio['dirichlet'].values())} at every N from 384 (Dirichlet)",
         f"{_times_span(ratio['periodic'].values())} (periodic)"]
     pairs = {key: rate08 / rate07 for key, (rate08, rate07) in _fused_pair_rates(root).items()}
-    speedup = {n: p["speedup_over_07"] for n, p in _series(heat, "08", "dirichlet", "float").items()}
+    speedup = {p["n"]: p["speedup_over_07"] for p in best_fused(heat)[("dirichlet", "float")]}
     rows["| [08 temporal blocking]"] = [
         f"Dirichlet: {pairs[('dirichlet', 'float')]:.2f}× stage 07 at N = 512",
         f"at least {min(speedup.values()):.2f}× at every N from 256 to 1024",

@@ -11,12 +11,13 @@ plots/figures/<gpu>/sweep.png. The CuPy/PyTorch alternatives are left out: at 12
 N = 1024 they would take many minutes (`course.py bench` times them at its sizes).
 
 Then (unless --no-heat) the time-stepping stages, into the same file's optional "heat" part:
-stage 07 and stage 08 (S = HEAT_FUSE steps per pass) for each boundary condition in float and in
-half (a series whose options the program refuses with exit 2 is recorded as not supported). Each series
-is checked once with --check-only at HEAT_CHECK_SIZES (a failed check stops it: recorded as
-failed, not plotted), then timed with --time-only at every N of sweep_sizes(HEAT_LOW, HIGH).
-Stage 08's speed-up is its cell-updates/s over stage 07's (same boundaries, same N, this run).
-Figure: sweep_heat.png. `bench --sweep --only-heat` (run_heat_only) measures this part alone,
+stage 07, and stage 08 at each S of HEAT_FUSE_CHOICES (steps fused per pass), for each boundary
+condition in float and in half (a series whose options the program refuses with exit 2 is
+recorded as not supported). Each series is checked once with --check-only at HEAT_CHECK_SIZES (a
+failed check stops it: recorded as failed, not plotted), then timed with --time-only at every N of
+sweep_sizes(HEAT_LOW, HIGH). Stage 08's speed-up is its cell-updates/s over stage 07's (same
+boundaries, same N, this run); best_fused takes its best S at each N, as a learner would choose S
+for their N, and the summary and the figure sweep_heat.png show that. `bench --sweep --only-heat` (run_heat_only) measures this part alone,
 into an existing sweep file, with its own date and commit (heat.run).
 """
 import json
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from common import BenchStopped
 from figures import STAGE_COLORS, heading, not_drawn, pyplot, save, subtitle
+from heat_plot import best_fused, best_s_wins
 from lesson_tables import after_writing
 from results_schema import SWEEP_SCHEMA, ResultsError, validate_sweep
 
@@ -39,15 +41,23 @@ TARGET_FROM = 256
 HEAT_STAGE, FUSED_STAGE = "07_heat_equation", "08_temporal_blocking"
 HEAT_LOW = 256
 HEAT_CHECK_SIZES = (256, 257, 258, 259)  # every remainder of N modulo 4, checked once per series
-HEAT_FUSE = 4  # stage 08's S
-HEAT_STEPS = {HEAT_STAGE: 2, FUSED_STAGE: 2 * HEAT_FUSE}  # stage 08: two passes of S steps
+# Stage 08's S (steps fused per pass): which is best depends on N, boundaries and precision
+# (plots/results/runs/stage08_best_s-*.json: S = 3 to 6 each win somewhere from N = 256 to 514).
+HEAT_FUSE_CHOICES = (3, 4, 5, 6)
 SPEEDUP_GOAL = 2.0  # stage 08 over stage 07
-# (stage, bc, precision) of every series, in order: stage 07's first (stage 08 divides by them).
-HEAT_SERIES = [(stage, bc, precision) for stage in (HEAT_STAGE, FUSED_STAGE) for precision in ("float", "half")
-               for bc in ("dirichlet", "neumann", "periodic")]
+# (stage, bc, precision, S) of every series, in order: stage 07's first (stage 08 divides by them).
+HEAT_SERIES = ([(HEAT_STAGE, bc, precision, 1) for precision in ("float", "half")
+                for bc in ("dirichlet", "neumann", "periodic")]
+               + [(FUSED_STAGE, bc, precision, fuse) for precision in ("float", "half")
+                  for bc in ("dirichlet", "neumann", "periodic") for fuse in HEAT_FUSE_CHOICES])
 # For the estimate printed before the heat part (an H100): --time-only, per size per series;
-# each check (four sizes with the CPU reference). The 12 series took 4.3 minutes (f3b44b1's run).
-HEAT_TIME_S_PER_SIZE, HEAT_CHECK_S = 0.2, 3.0
+# each check (four sizes with the CPU reference). The 30 series of b6312e1's run took 16 minutes.
+HEAT_TIME_S_PER_SIZE, HEAT_CHECK_S = 0.3, 3.0
+
+
+def heat_steps(stage, fuse):
+    """Steps a run times: stage 07 two; stage 08 two passes of S (fuse) steps."""
+    return 2 * fuse if stage == FUSED_STAGE else 2
 
 
 def sweep_sizes(low=LOW, high=HIGH, step=STEP):
@@ -93,10 +103,10 @@ def measure(build, sizes, reps, tmp, say, run_program):
     return points
 
 
-def heat_options(stage, bc, precision):
+def heat_options(stage, bc, precision, fuse):
     """The options that fix a series' problem: boundaries, precision, steps (and S for stage 08)."""
-    fuse = ["--fuse", str(HEAT_FUSE)] if stage == FUSED_STAGE else []
-    return [*fuse, "--steps", str(HEAT_STEPS[stage]), "--bc", bc, "--precision", precision]
+    fused = ["--fuse", str(fuse)] if stage == FUSED_STAGE else []
+    return [*fused, "--steps", str(heat_steps(stage, fuse)), "--bc", bc, "--precision", precision]
 
 
 def heat_seconds(sizes):
@@ -120,13 +130,12 @@ def measure_heat(build, sizes, reps, tmp, say, run_program):
         f"{','.join(map(str, HEAT_CHECK_SIZES))}, then timed at N = {sizes[0]}..{sizes[-1]} ({len(sizes)} sizes, "
         f"{reps} repetitions each): about {heat_seconds(sizes) / 60:.0f} minutes on an H100")
     series, device = [], None
-    for number, (stage, bc, precision) in enumerate(HEAT_SERIES, 1):
+    for number, (stage, bc, precision, fuse) in enumerate(HEAT_SERIES, 1):
         program = build / f"stage_{stage}_solution"
-        problem = heat_options(stage, bc, precision)
-        what = f"stage {stage[:2]}, {bc}, {precision}" + (f", S = {HEAT_FUSE}" if stage == FUSED_STAGE else "")
-        entry = {"stage": stage, "bc": bc, "precision": precision,
-                 "fused_steps": HEAT_FUSE if stage == FUSED_STAGE else 1, "steps": HEAT_STEPS[stage],
-                 "status": "measured", "check": [], "points": []}
+        problem = heat_options(stage, bc, precision, fuse)
+        what = f"stage {stage[:2]}, {bc}, {precision}" + (f", S = {fuse}" if stage == FUSED_STAGE else "")
+        entry = {"stage": stage, "bc": bc, "precision": precision, "fused_steps": fuse,
+                 "steps": heat_steps(stage, fuse), "status": "measured", "check": [], "points": []}
         series.append(entry)
         say(f"[sweep heat {number}/{len(HEAT_SERIES)}] {what}: checking N = {','.join(map(str, HEAT_CHECK_SIZES))}")
         out = tmp / f"heat-{number}-check.jsonl"
@@ -242,9 +251,14 @@ def series_label(s):
     return f"{s['stage'][:2]} {s['bc']} {s['precision']}{fuse}"
 
 
+def best_label(bc, precision, pts):
+    """'08 dirichlet float, best S: 4 at 60 N, 3 at 12 N, ...' (the most often best first)."""
+    return f"08 {bc} {precision}, best S: " + ", ".join(f"{S} at {n} N" for S, n in best_s_wins(pts).items())
+
+
 def heat_summary(heat):
-    """The least % of copy of each stage 07 series and the least speed-up of each stage 08 one, with
-    their N; the series that failed or are not supported."""
+    """The least % of copy of each stage 07 series, the least speed-up of each stage 08 one and of
+    stage 08 at its best S, with their N; the series that failed or are not supported."""
     lines = [f"Stages 07 and 08, N = {heat['sizes'][0]}..{heat['sizes'][-1]}: the least value of each series"]
     for s in heat["series"]:
         label = series_label(s)
@@ -260,6 +274,13 @@ def heat_summary(heat):
         else:
             worst = min(s["points"], key=lambda p: p["fraction_of_copy"])
             lines.append(f"  {label:28} {100 * worst['fraction_of_copy']:5.1f}% of copy at N = {worst['n']}")
+    best = best_fused(heat)
+    if best:
+        lines.append("Stage 08 at its best S at each N (the least over N of the best speed-up):")
+    for (bc, precision), pts in best.items():
+        worst = min(pts, key=lambda p: p["speedup_over_07"])
+        lines.append(f"  {best_label(bc, precision, pts)}: {worst['speedup_over_07']:.2f}x over stage 07 at "
+                     f"N = {worst['n']} (S = {worst['fused_steps']})")
     return lines
 
 
@@ -375,7 +396,8 @@ HEAT_COLORS = {("dirichlet", "float"): "#1f77b4", ("neumann", "float"): "#2ca02c
 
 def draw_sweep_heat(doc, path):
     """Two panels against N: stage 07's % of copy (one line per boundaries and precision, the
-    goal line at TARGET), and stage 08's speed-up over stage 07 (one line per boundaries, the
+    goal line at TARGET), and stage 08's speed-up over stage 07 at its best S at each N (one line
+    per boundaries and precision, best_fused; the legend says how often each S won; the
     SPEEDUP_GOAL line). Filled markers where N % 4 == 0, hollow where not; series that failed
     their check or are not supported are named in the legend, not drawn."""
     validate_sweep(doc)
@@ -394,12 +416,11 @@ def draw_sweep_heat(doc, path):
             worst = min(s["points"], key=lambda p: p["fraction_of_copy"])
             _marked_line(ax, s["points"], lambda p: 100 * p["fraction_of_copy"], color,
                          f"{label}  (least {100 * worst['fraction_of_copy']:.1f}% at N = {worst['n']})")
-        else:
-            pts = [p for p in s["points"] if p.get("speedup_over_07") is not None]
-            if pts:
-                worst = min(pts, key=lambda p: p["speedup_over_07"])
-                _marked_line(axs, pts, lambda p: p["speedup_over_07"], color,
-                             f"{label}  (least {worst['speedup_over_07']:.2f}x at N = {worst['n']})", marker="s")
+    for (bc, precision), pts in best_fused(heat).items():
+        worst = min(pts, key=lambda p: p["speedup_over_07"])
+        _marked_line(axs, pts, lambda p: p["speedup_over_07"], HEAT_COLORS.get((bc, precision), "0.3"),
+                     f"{best_label(bc, precision, pts)}  (least {worst['speedup_over_07']:.2f}x at N = {worst['n']})",
+                     marker="s")
     ns = heat["sizes"]
     ax.axhline(100, color="black", linestyle="--", linewidth=1.0, zorder=2)
     ax.axhline(100 * TARGET, color="0.45", linestyle=":", linewidth=1.2, zorder=2)
@@ -408,7 +429,7 @@ def draw_sweep_heat(doc, path):
     most = max([100 * p["fraction_of_copy"] for s in heat["series"] if s["stage"] == HEAT_STAGE
                 for p in s["points"]] or [100])
     ax.set_ylim(0, max(112, min(most * 1.05, 250)))
-    ax.set_ylabel(f"stage 07: one step, % of a device copy\n(--steps {HEAT_STEPS[HEAT_STAGE]}, --time-only)")
+    ax.set_ylabel(f"stage 07: one step, % of a device copy\n(--steps {heat_steps(HEAT_STAGE, 1)}, --time-only)")
     ax.scatter([], [], s=14, color="0.4", label="filled: N a multiple of 4")
     ax.scatter([], [], s=14, facecolors="white", edgecolors="0.4", label="hollow: any other N")
     ax.legend(loc="lower right", fontsize=9, frameon=True, framealpha=0.95)
@@ -421,7 +442,9 @@ def draw_sweep_heat(doc, path):
     top = max([p["speedup_over_07"] for s in heat["series"] for p in s["points"]
                if p.get("speedup_over_07") is not None] or [SPEEDUP_GOAL])
     axs.set_ylim(0, max(SPEEDUP_GOAL * 1.25, top * 1.1))
-    axs.set_ylabel(f"stage 08 (S = {HEAT_FUSE}): cell-updates/s\nover stage 07's at the same N")
+    tried = sorted({s["fused_steps"] for s in heat["series"] if s["stage"] == FUSED_STAGE})
+    axs.set_ylabel(f"stage 08 at its best S ({', '.join(map(str, tried))}):\ncell-updates/s over stage 07's "
+                   "at the same N")
     if axs.get_legend_handles_labels()[0]:
         axs.legend(loc="lower right", fontsize=9, frameon=True, framealpha=0.95)
     axs.grid(color="0.9")
