@@ -78,8 +78,10 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 
 // ---------------------------------------------------------------------------------------------
 // 3. Streaming (beyond the book, after stage 06): each thread owns four neighbouring cells of one
-// row j, k .. k+3 with k = 4·tx, and walks a chunk of planes along i. A block is FAST_X × FAST_Y
-// threads: FAST_W = 4·FAST_X cells along k, FAST_Y rows along j (8; 16 when N is odd: FastPlan).
+// row j, k .. k+3 with k = 4·tx, and walks a chunk of planes along i. A block is FAST_X threads
+// along k, FAST_W = 4·FAST_X cells, and FAST_Y rows along j (8; 16 when N is odd: FastPlan), one
+// thread per row but at R = 4 with 16-byte accesses: there each thread takes two rows, j and
+// j + 8 of a block of 16 (half the halo rows per cell, with a block of 128 threads still).
 //  - i-neighbours: a register ring of the thread's four cells in planes i-R .. i+R, and AHEAD more
 //    planes already on their way from memory. The ring is indexed with constants only (the loop
 //    over planes is unrolled by the ring's length), so no register is copied as it moves on.
@@ -117,9 +119,13 @@ constexpr int FAST_X = TRY_FAST_X;  // threads along k, four cells each
 constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
 // How the fast kernel of order R with VEC cells per access streams (each choice measured best on an
 // H100; lesson 10):
-//  - Y: its rows (FAST_Y), 16 when accesses are 4 bytes wide (N odd) but at R = 2, else 8;
+//  - ROWS: rows per thread, 2 at R = 4 with 16-byte accesses (a register ring for each), else 1;
+//  - Y: its rows (FAST_Y), 16 when accesses are 4 bytes wide (N odd) but at R = 2, else 8·ROWS;
+//  - THREADS: FAST_X · Y / ROWS, and MIN_BLOCKS the blocks per SM that __launch_bounds__ asks
+//    registers for (3 of two rows each, whose rings take 168 registers a thread);
 //  - SPLIT: split barriers (mbarriers) rather than one block barrier per plane;
-//  - HALO_AHEAD: planes whose halo is on its way to shared memory (3; 4 with split barriers in 8 rows);
+//  - HALO_AHEAD: planes whose halo is on its way to shared memory (3; 4 with split barriers in 8
+//    rows or two rows a thread);
 //  - AHEAD: planes of the register ring on their way from memory, and L = 2R + 1 + AHEAD the ring;
 //  - PLANES: shared planes, used in turn: a divisor of L, so that the loop over planes, unrolled by
 //    L, names each shared plane with a constant too. A block barrier needs 4 (the one read now, up
@@ -137,9 +143,12 @@ constexpr bool kSplitBarriers = true;
 __host__ __device__ constexpr int smallest_divisor_from(int L, int P) { return L % P == 0 ? P : smallest_divisor_from(L, P + 1); }
 template <int R, int VEC>
 struct FastPlan {
-    static constexpr int Y = VEC == 1 && R != 2 ? TRY_FAST_Y_ODD : TRY_FAST_Y;
+    static constexpr int ROWS = R == 4 && VEC == 4 ? 2 : 1;
+    static constexpr int Y = VEC == 1 && R != 2 ? TRY_FAST_Y_ODD : TRY_FAST_Y * ROWS;
+    static constexpr int THREADS = FAST_X * Y / ROWS;
+    static constexpr int MIN_BLOCKS = ROWS == 2 ? 3 : TRY_FAST_MIN_BLOCKS * TRY_FAST_Y / Y;
     static constexpr bool SPLIT = kSplitBarriers && R >= 3 && VEC != 2;
-    static constexpr int HALO_AHEAD = SPLIT && Y == TRY_FAST_Y ? 4 : 3;
+    static constexpr int HALO_AHEAD = SPLIT && (Y == TRY_FAST_Y || ROWS == 2) ? 4 : 3;
     static constexpr int AHEAD = SPLIT || (2 * R + 1 + 3) % 4 == 0 ? 3 : 5;
     static constexpr int L = 2 * R + 1 + AHEAD;
     static constexpr int PLANES = SPLIT ? smallest_divisor_from(L, HALO_AHEAD + 2) : 4;
@@ -215,8 +224,10 @@ template <int R, int FAST_Y, int ROW_S>
 using SharedPlane = float[FAST_Y + 2 * R][ROW_S];
 
 // What one thread copies of each plane's halo (pointers to plane 0's cells; shared rows and columns
-// of a SharedPlane). The 2R halo rows are FAST_X groups of four cells each; thread t (threadIdx.y ·
-// FAST_X + threadIdx.x) < 2R·FAST_X copies group t % FAST_X of halo row t / FAST_X (rows j0-R ..
+// of a SharedPlane), counted as if the block had a thread per row: FAST_X · FAST_Y threads, t =
+// threadIdx.y · FAST_X + threadIdx.x (a thread of two rows copies for t and t + its block's threads,
+// FastPlan::THREADS). The 2R halo rows are FAST_X groups of four cells each; thread t < 2R·FAST_X
+// copies group t % FAST_X of halo row t / FAST_X (rows j0-R ..
 // j0-1, then j0+FAST_Y .. j0+FAST_Y+R-1; when N is even (ALIGNED) a group is four neighbours,
 // else every FAST_X-th cell). The last 2·FAST_Y threads copy the sides: four cells left of row
 // j0 + g/2 of the block when g = t - (FAST_X·FAST_Y - 2·FAST_Y) is even, right of it when odd.
@@ -228,10 +239,10 @@ struct Halo {
 };
 
 template <int R, int VEC>
-__device__ Halo halo_of(const float* in, unsigned N, int j0, int k0) {
+__device__ Halo halo_of(const float* in, unsigned N, int j0, int k0, int t) {
     constexpr bool ALIGNED = VEC > 1;
     constexpr int FAST_Y = FastPlan<R, VEC>::Y;
-    const int n = int(N), t = threadIdx.y * FAST_X + threadIdx.x;
+    const int n = int(N);
     Halo h{};
     // ---- EXERCISE 4 of 5: the halo cells this thread copies (see the comment above Halo) ----
     // TODO: fill h (see the comment above Halo). Thread t copies group g = t % FAST_X of halo row
@@ -247,10 +258,14 @@ __device__ Halo halo_of(const float* in, unsigned N, int j0, int k0) {
     return h;
 }
 
-template <int VEC, class Plane>
-__device__ void copy_halo(Plane& s, const Halo& h, unsigned o) {
-    if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
-    if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
+template <int VEC, int ROWS, class Plane>
+__device__ void copy_halo(Plane& s, const Halo (&halo)[ROWS], unsigned o) {
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        const Halo& h = halo[r];
+        if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
+        if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
+    }
     __pipeline_commit();  // one group per plane
 }
 
@@ -274,33 +289,48 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned parity
 }
 
 template <int R, int VEC>
-__global__ void __launch_bounds__(FAST_X * FastPlan<R, VEC>::Y, TRY_FAST_MIN_BLOCKS * TRY_FAST_Y / FastPlan<R, VEC>::Y)
+__global__ void __launch_bounds__(FastPlan<R, VEC>::THREADS, FastPlan<R, VEC>::MIN_BLOCKS)
 fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int N, unsigned int zChunk,
             StarCoefficients c) {
     constexpr bool ALIGNED = VEC > 1;  // halo rows copied, results stored, four neighbours at a time
     using Plan = FastPlan<R, VEC>;
     constexpr bool SPLIT = Plan::SPLIT;
     constexpr int AHEAD = Plan::AHEAD, L = Plan::L, HALO_AHEAD = Plan::HALO_AHEAD, PLANES = Plan::PLANES;
-    constexpr int FAST_Y = Plan::Y;
+    constexpr int FAST_Y = Plan::Y, ROWS = Plan::ROWS, THREADS_Y = FAST_Y / ROWS;
     using Plane = SharedPlane<R, FAST_Y, Plan::ROW_S>;
     const int n = int(N);
     const int k0 = blockIdx.x * FAST_W;   // the block's first column; rows start at k = 0
     const int j0 = R + blockIdx.y * FAST_Y;  // its first row: interior rows only
-    const int k = k0 + 4 * threadIdx.x, j = j0 + threadIdx.y;  // this thread's cells k .. k+3 of row j
+    const int k = k0 + 4 * threadIdx.x;  // this thread's cells k .. k+3 of its row(s) j[r]
     const int iStart = R + blockIdx.z * zChunk;
     const int iEnd = min(iStart + int(zChunk), n - R);
     const unsigned int plane = N * N;  // 32-bit unsigned indices, as in the book: N <= 1625
-    const int sy = R + threadIdx.y, sx = 4 + 4 * threadIdx.x;  // its first cell in the shared plane
-    unsigned inside = 0;  // bit e: cell k+e of row j lies in the grid
-    for (int e = 0; e < 4; ++e) inside |= (j < n && k + e < n ? 1u : 0u) << e;
-    const float* own = in + ((j < n ? j : 0) * n + k);  // its cells in plane 0 (a row past the grid: row 0's)
-    const Halo halo = halo_of<R, VEC>(in, N, j0, k0);
+    const int sx = 4 + 4 * threadIdx.x;  // its first cell in the shared plane's rows sy[r]
+    // Per row r of the thread (j0 + ty + r·THREADS_Y): bit e of inside: cell k+e lies in the grid;
+    // own: its cells in plane 0 (a row past the grid: row 0's); the halo it copies.
+    int j[ROWS], sy[ROWS];
+    unsigned inside[ROWS];
+    const float* own[ROWS];
+    Halo halo[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        j[r] = j0 + threadIdx.y + r * THREADS_Y;
+        sy[r] = R + threadIdx.y + r * THREADS_Y;
+        inside[r] = 0;
+        for (int e = 0; e < 4; ++e) inside[r] |= (j[r] < n && k + e < n ? 1u : 0u) << e;
+        own[r] = in + ((j[r] < n ? j[r] : 0) * n + k);
+        halo[r] = halo_of<R, VEC>(in, N, j0, k0, (threadIdx.y + r * THREADS_Y) * FAST_X + threadIdx.x);
+    }
     // The thread's results go to row j (an interior row) at k .. k+3, or when N is odd to the cells
     // k0 + tx + e·FAST_X (the lanes' order); those on the boundary (k < R or k > N-1-R) keep their
-    // own value.
+    // own value. Bit e of writes[r]: it writes cell e of row r.
     const int kw = ALIGNED ? k : k0 + threadIdx.x, wstep = ALIGNED ? 1 : FAST_X;
-    unsigned writes = 0;
-    for (int e = 0; e < 4; ++e) writes |= (j < n - R && kw + e * wstep < n ? 1u : 0u) << e;
+    unsigned writes[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        writes[r] = 0;
+        for (int e = 0; e < 4; ++e) writes[r] |= (j[r] < n - R && kw + e * wstep < n ? 1u : 0u) << e;
+    }
     bool interior[4];
     for (int e = 0; e < 4; ++e) interior[e] = k + e >= R && k + e < n - R;
 
@@ -309,19 +339,22 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     // halo_s[x] (every thread's halo copies landed) have completed their phase.
     __shared__ unsigned long long cells_s[SPLIT ? PLANES : 1], halo_s[SPLIT ? PLANES : 1];
     __shared__ __align__(16) float stage_s[ALIGNED ? 1 : FAST_Y][FAST_W];  // unaligned results, reordered
-    // The ring: plane iStart-R+m is in q[m % L]. Planes iStart-R .. iStart+R+AHEAD-1 now (those
-    // past the grid's last plane are never used: not loaded); the last slot is loaded in the
-    // loop's first step.
-    float4 q[L];
+    // The ring of row r: plane iStart-R+m is in q[r][m % L]. Planes iStart-R .. iStart+R+AHEAD-1
+    // now (those past the grid's last plane are never used: not loaded); the last slot is loaded
+    // in the loop's first step.
+    float4 q[ROWS][L];
 #pragma unroll
     for (int m = 0; m < L - 1; ++m) {
         const int pl = iStart - R + m;
-        if (pl < n - 1) q[m] = load_cells<VEC>(own + pl * plane);
-        else if (pl == n - 1) q[m] = load_cells_inside<VEC>(own + pl * plane, inside);
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            if (pl < n - 1) q[r][m] = load_cells<VEC>(own[r] + pl * plane);
+            else if (pl == n - 1) q[r][m] = load_cells_inside<VEC>(own[r] + pl * plane, inside[r]);
+        }
     }
     if constexpr (SPLIT) {
         if (threadIdx.x == 0 && threadIdx.y == 0)
-            for (int x = 0; x < PLANES; ++x) mbar_init(&cells_s[x], FAST_X * FAST_Y), mbar_init(&halo_s[x], FAST_X * FAST_Y);
+            for (int x = 0; x < PLANES; ++x) mbar_init(&cells_s[x], Plan::THREADS), mbar_init(&halo_s[x], Plan::THREADS);
         __syncthreads();  // the mbarriers are ready
     }
 #pragma unroll
@@ -332,7 +365,8 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         } else {
             __pipeline_commit();  // an empty group keeps the count: one per plane
         }
-    shared4(&plane_s[0][sy][sx]) = q[R];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) shared4(&plane_s[0][sy[r]][sx]) = q[r][R];
     if constexpr (SPLIT) {
         mbar_arrive(&cells_s[0]);
     } else {
@@ -348,14 +382,18 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
             if (i >= iEnd) break;
             Plane& p = plane_s[s % PLANES];  // L is a multiple of PLANES
             const unsigned ahead = at + (R + AHEAD) * plane;
-            if (i + R + AHEAD < n - 1) q[(s + L - 1) % L] = load_cells<VEC>(own + ahead);
-            else if (i + R + AHEAD == n - 1) q[(s + L - 1) % L] = load_cells_inside<VEC>(own + ahead, inside);
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) {
+                if (i + R + AHEAD < n - 1) q[r][(s + L - 1) % L] = load_cells<VEC>(own[r] + ahead);
+                else if (i + R + AHEAD == n - 1) q[r][(s + L - 1) % L] = load_cells_inside<VEC>(own[r] + ahead, inside[r]);
+            }
             const int halo_slot = (s + HALO_AHEAD) % PLANES;  // where plane i+HALO_AHEAD's halo goes
             if constexpr (SPLIT) {
                 // Plane i+1's own cells go to a slot that last held plane i+1-PLANES: every thread has
                 // arrived at plane i-1 since, so it is done computing plane i-3 and before.
                 if (i + 1 < iEnd) {
-                    shared4(&plane_s[(s + 1) % PLANES][sy][sx]) = q[(s + R + 1) % L];
+#pragma unroll
+                    for (int r = 0; r < ROWS; ++r) shared4(&plane_s[(s + 1) % PLANES][sy[r]][sx]) = q[r][(s + R + 1) % L];
                     mbar_arrive(&cells_s[(s + 1) % PLANES]);
                 }
                 const unsigned parity = (i - iStart) / PLANES % 2;
@@ -371,39 +409,44 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
                 if (i + HALO_AHEAD < iEnd) copy_halo<VEC>(plane_s[halo_slot], halo, at + HALO_AHEAD * plane);
                 else __pipeline_commit();
             }
-            // ring(d, e): cell k+e of this row in plane i+d. cell(dj, dk, e): the cell dj rows and
-            // dk columns from cell k+e in plane i (|dj|, |dk| <= R), from the shared plane, whose
-            // rows the compiler reads as float4s, each once.
-            auto ring = [&](int d, int e) { return part(q[(s + R + d) % L], e); };
-            auto cell = [&](int dj, int dk, int e) {
-                const int x = e + dk, chunk = x < 0 ? -1 : x / 4;  // x = -4 .. 7: which float4, which cell
-                return part(shared4(&p[sy + dj][sx + 4 * chunk]), x - 4 * chunk);
-            };
-            float sum[4];
-            // ---- EXERCISE 5 of 5: the four sums, from the ring (i) and the shared plane (j, k) ----
-            // TODO: sum[e], the output of cell k+e (e = 0..3): c.w[0]·ring(0, e), plus for d = 1..R
-            // the k∓d neighbours cell(0, ∓d, e), the j∓d ones cell(∓d, 0, e) and the i∓d ones
-            // ring(∓d, e), each with its weight c.w[star_weight(d, dir)].
-            for (int e = 0; e < 4; ++e) sum[e] = 0.0f;
-            // ---- END EXERCISE ----
-            const float4 r = make_float4(interior[0] ? sum[0] : ring(0, 0), interior[1] ? sum[1] : ring(0, 1),
-                                         interior[2] ? sum[2] : ring(0, 2), interior[3] ? sum[3] : ring(0, 3));
-            float* row = out + (j * n + kw) + at;
-            if constexpr (VEC == 4) {
-                if (writes) *reinterpret_cast<float4*>(row) = r;
-            } else if constexpr (VEC == 2) {
-                if (writes & 1) *reinterpret_cast<float2*>(row) = make_float2(r.x, r.y);
-                if (writes & 4) *reinterpret_cast<float2*>(row + 2) = make_float2(r.z, r.w);
-            } else {  // through shared memory into the lanes' order; a warp holds whole rows
-                shared4(&stage_s[threadIdx.y][4 * threadIdx.x]) = r;
-                __syncwarp();
 #pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (writes >> e & 1) row[e * FAST_X] = stage_s[threadIdx.y][threadIdx.x + e * FAST_X];
-                if (SPLIT) __syncwarp();  // read before the next plane's results are staged (no block barrier)
+            for (int r = 0; r < ROWS; ++r) {
+                // Row by row: ring(d, e): cell k+e of row j[r] in plane i+d. cell(dj, dk, e): the cell
+                // dj rows and dk columns from cell k+e in plane i (|dj|, |dk| <= R), from the shared
+                // plane, whose rows the compiler reads as float4s, each once.
+                auto ring = [&](int d, int e) { return part(q[r][(s + R + d) % L], e); };
+                auto cell = [&](int dj, int dk, int e) {
+                    const int x = e + dk, chunk = x < 0 ? -1 : x / 4;  // x = -4 .. 7: which float4, which cell
+                    return part(shared4(&p[sy[r] + dj][sx + 4 * chunk]), x - 4 * chunk);
+                };
+                float sum[4];
+                // ---- EXERCISE 5 of 5: the four sums, from the ring (i) and the shared plane (j, k) ----
+                // TODO: sum[e], the output of cell k+e (e = 0..3): c.w[0]·ring(0, e), plus for d = 1..R
+                // the k∓d neighbours cell(0, ∓d, e), the j∓d ones cell(∓d, 0, e) and the i∓d ones
+                // ring(∓d, e), each with its weight c.w[star_weight(d, dir)].
+                for (int e = 0; e < 4; ++e) sum[e] = 0.0f;
+                // ---- END EXERCISE ----
+                const float4 v = make_float4(interior[0] ? sum[0] : ring(0, 0), interior[1] ? sum[1] : ring(0, 1),
+                                             interior[2] ? sum[2] : ring(0, 2), interior[3] ? sum[3] : ring(0, 3));
+                float* row = out + (j[r] * n + kw) + at;
+                if constexpr (VEC == 4) {
+                    if (writes[r]) *reinterpret_cast<float4*>(row) = v;
+                } else if constexpr (VEC == 2) {
+                    if (writes[r] & 1) *reinterpret_cast<float2*>(row) = make_float2(v.x, v.y);
+                    if (writes[r] & 4) *reinterpret_cast<float2*>(row + 2) = make_float2(v.z, v.w);
+                } else {  // through shared memory into the lanes' order; a warp holds whole rows
+                    shared4(&stage_s[threadIdx.y][4 * threadIdx.x]) = v;
+                    __syncwarp();
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        if (writes[r] >> e & 1) row[e * FAST_X] = stage_s[threadIdx.y][threadIdx.x + e * FAST_X];
+                    if (SPLIT) __syncwarp();  // read before the next plane's results are staged (no block barrier)
+                }
             }
             if constexpr (!SPLIT) {
-                shared4(&plane_s[(s + 1) % PLANES][sy][sx]) = q[(s + R + 1) % L];  // plane i+1's own cells
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r)  // plane i+1's own cells
+                    shared4(&plane_s[(s + 1) % PLANES][sy[r]][sx]) = q[r][(s + R + 1) % L];
                 __pipeline_wait_prior(HALO_AHEAD - 1);  // and its halo, copied HALO_AHEAD - 1 planes ago
                 __syncthreads();  // plane i+1 is complete, and every thread is done reading plane i
             }
@@ -412,12 +455,18 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
 }
 
 // The fast kernel's instance for N, VEC cells per access (the widest that every row start is
-// aligned to), and its rows per block (FastPlan::Y): the launcher, the chunk of planes and the
-// report all take them from here.
-template <int R> auto fast_kernel_for(unsigned N) {
-    return N % 4 == 0   ? std::make_pair(fast_kernel<R, 4>, unsigned(FastPlan<R, 4>::Y))
-           : N % 2 == 0 ? std::make_pair(fast_kernel<R, 2>, unsigned(FastPlan<R, 2>::Y))
-                        : std::make_pair(fast_kernel<R, 1>, unsigned(FastPlan<R, 1>::Y));
+// aligned to), its rows per block (FastPlan::Y) and its threads along j (Y / ROWS): the launcher,
+// the chunk of planes and the report all take them from here.
+struct FastInstance {
+    void (*kernel)(const float*, float*, unsigned, unsigned, StarCoefficients);
+    unsigned rows, threads_y;
+};
+template <int R, int VEC> FastInstance fast_instance() {
+    using Plan = FastPlan<R, VEC>;
+    return {fast_kernel<R, VEC>, unsigned(Plan::Y), unsigned(Plan::Y / Plan::ROWS)};
+}
+template <int R> FastInstance fast_kernel_for(unsigned N) {
+    return N % 4 == 0 ? fast_instance<R, 4>() : N % 2 == 0 ? fast_instance<R, 2>() : fast_instance<R, 1>();
 }
 
 // Planes per block along i: the most (64, 32, 16 or 8) that still make blocks of kFastThreadsPerSm
@@ -433,7 +482,7 @@ constexpr unsigned kFastThreadsPerSm = TRY_FAST_THREADS_PER_SM;
 template <int R> unsigned fast_planes(unsigned N) {
     if (TRY_FAST_Z > 0) return TRY_FAST_Z;
     if (N <= 2 * R) return 8;  // no interior: nothing is launched
-    const unsigned rows = fast_kernel_for<R>(N).second;
+    const unsigned rows = fast_kernel_for<R>(N).rows;
     const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, rows);  // blocks per chunk
     const unsigned blocks = kFastThreadsPerSm / (FAST_X * rows) * sm_count();
     unsigned z = 64;
@@ -455,9 +504,9 @@ Status launch_order(const float* in, float* out, unsigned N, const StarCoefficie
         dim3 grid(ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM), ceil_div(N, OUT_TILE_DIM));
         tiled_kernel<R><<<grid, block, 0, s>>>(in, out, N, c);
     } else {
-        const auto [fast, rows] = fast_kernel_for<R>(N);
+        const auto [fast, rows, threads_y] = fast_kernel_for<R>(N);
         const unsigned z = fast_planes<R>(N);
-        dim3 block(FAST_X, rows, 1);
+        dim3 block(FAST_X, threads_y, 1);
         dim3 grid(ceil_div(N - R, FAST_W), ceil_div(N - 2 * R, rows), ceil_div(N - 2 * R, z));
         fast<<<grid, block, 0, s>>>(in, out, N, z, c);
     }
@@ -486,10 +535,10 @@ OrderKernelInfo describe_order(OrderKernel kernel, unsigned N) {
         info = {"Fig. 8.12", {IN_TILE_DIM, out_tile, 0, 0}, {{out_tile, out_tile, out_tile}, {0, 0, 0}},
                 reinterpret_cast<const void*>(tiled_kernel<R>), dim3(IN_TILE_DIM, IN_TILE_DIM, 1), 0};
     } else {
-        const auto [fast, rows] = fast_kernel_for<R>(N);
+        const auto [fast, rows, threads_y] = fast_kernel_for<R>(N);
         const unsigned z = fast_planes<R>(N);
         info = {"beyond the book", {0, z, FAST_W, rows}, {{z, rows, FAST_W}, {R, R, 0}},
-                reinterpret_cast<const void*>(fast), dim3(FAST_X, rows, 1), 0};
+                reinterpret_cast<const void*>(fast), dim3(FAST_X, threads_y, 1), 0};
     }
     return info;
 }
