@@ -258,15 +258,28 @@ __device__ Halo halo_of(const float* in, unsigned N, int j0, int k0, int t) {
     return h;
 }
 
-template <int VEC, int ROWS, class Plane>
-__device__ void copy_halo(Plane& s, const Halo (&halo)[ROWS], unsigned o) {
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        const Halo& h = halo[r];
-        if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
-        if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
-    }
+template <int VEC, class Plane>
+__device__ void copy_halo(Plane& s, const Halo& h, unsigned o) {
+    if (h.rows) copy_cells<VEC, (VEC > 1 ? 1 : FAST_X)>(&s[h.row_y][h.row_x], h.row + o);
+    if (h.sides) copy_cells<VEC, 1>(&s[h.side_y][h.side_x], h.side + o);
     __pipeline_commit();  // one group per plane
+}
+
+// The halo a thread of the fast kernel copies: its own place t's, and where it takes two rows, the
+// sides of place t + THREADS (the halo rows are the first 2R·FAST_X places, all below THREADS, and
+// the sides the last 2·FAST_Y, all from THREADS on: one thread copies at most one of each).
+template <int R, int VEC>
+__device__ Halo thread_halo(const float* in, unsigned N, int j0, int k0) {
+    using Plan = FastPlan<R, VEC>;
+    static_assert(Plan::ROWS == 1 || (2 * R * FAST_X <= Plan::THREADS && 2 * Plan::Y <= Plan::THREADS),
+                  "with two rows a thread, each thread copies at most one halo row group and one side");
+    const int t = threadIdx.y * FAST_X + threadIdx.x;
+    Halo h = halo_of<R, VEC>(in, N, j0, k0, t);
+    if constexpr (Plan::ROWS == 2) {
+        const Halo second = halo_of<R, VEC>(in, N, j0, k0, t + Plan::THREADS);
+        h.side = second.side, h.side_y = second.side_y, h.side_x = second.side_x, h.sides = second.sides;
+    }
+    return h;
 }
 
 // Split barriers (PTX mbarriers, 8-byte objects in shared memory): a phase completes when `count`
@@ -307,11 +320,10 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     const unsigned int plane = N * N;  // 32-bit unsigned indices, as in the book: N <= 1625
     const int sx = 4 + 4 * threadIdx.x;  // its first cell in the shared plane's rows sy[r]
     // Per row r of the thread (j0 + ty + r·THREADS_Y): bit e of inside: cell k+e lies in the grid;
-    // own: its cells in plane 0 (a row past the grid: row 0's); the halo it copies.
+    // own: its cells in plane 0 (a row past the grid: row 0's).
     int j[ROWS], sy[ROWS];
     unsigned inside[ROWS];
     const float* own[ROWS];
-    Halo halo[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         j[r] = j0 + threadIdx.y + r * THREADS_Y;
@@ -319,8 +331,8 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
         inside[r] = 0;
         for (int e = 0; e < 4; ++e) inside[r] |= (j[r] < n && k + e < n ? 1u : 0u) << e;
         own[r] = in + ((j[r] < n ? j[r] : 0) * n + k);
-        halo[r] = halo_of<R, VEC>(in, N, j0, k0, (threadIdx.y + r * THREADS_Y) * FAST_X + threadIdx.x);
     }
+    const Halo halo = thread_halo<R, VEC>(in, N, j0, k0);
     // The thread's results go to row j (an interior row) at k .. k+3, or when N is odd to the cells
     // k0 + tx + e·FAST_X (the lanes' order); those on the boundary (k < R or k > N-1-R) keep their
     // own value. Bit e of writes[r]: it writes cell e of row r.
