@@ -17,8 +17,9 @@ recorded as not supported). Each series is checked once with --check-only at HEA
 failed check stops it: recorded as failed, not plotted), then timed with --time-only at every N of
 sweep_sizes(HEAT_LOW, HIGH). Stage 08's speed-up is its cell-updates/s over stage 07's (same
 boundaries, same N, this run); best_fused takes its best S at each N, as a learner would choose S
-for their N, and the summary and the figure sweep_heat.png show that. `bench --sweep --only-heat` (run_heat_only) measures this part alone,
-into an existing sweep file, with its own date and commit (heat.run).
+for their N, and the summary and the figure sweep_heat.png show that. `bench --sweep --only-heat`
+(run_heat_only) measures this part alone, into an existing sweep file, with its own date and
+commit (heat.run).
 """
 import json
 import tempfile
