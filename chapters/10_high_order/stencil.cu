@@ -8,6 +8,7 @@
 
 #include "common/cuda_check.h"
 #include "common/device_attribute.h"
+#include "common/resident_blocks.h"
 #include "sweep/order_stage.h"
 
 // out(i, j, k) = w[0]·in(i, j, k) + sum over d = 1..R of the six neighbours at distance d, each with
@@ -481,24 +482,25 @@ template <int R> FastInstance fast_kernel_for(unsigned N) {
     return N % 4 == 0 ? fast_instance<R, 4>() : N % 2 == 0 ? fast_instance<R, 2>() : fast_instance<R, 1>();
 }
 
-// Planes per block along i: the most (64, 32, 16 or 8) that still make blocks of kFastThreadsPerSm
-// threads for every SM. Long chunks re-read fewer planes (each chunk also reads the R planes before
-// and after it), short ones keep every SM busy at small N.
+// Planes per block along i: the most (64, 32, 16 or 8) that still give every SM kFastRounds rounds
+// of blocks (the blocks that fit on it at once, from the occupancy calculator, kFastRounds times).
+// Long chunks re-read fewer planes (each chunk also reads the R planes before and after it); many
+// rounds keep the last one short, in which SMs run out of blocks (lesson 10 measures the trade).
 #ifndef TRY_FAST_Z
 #define TRY_FAST_Z 0  // 0: chosen from N as above
 #endif
-#ifndef TRY_FAST_THREADS_PER_SM
-#define TRY_FAST_THREADS_PER_SM 2048
+#ifndef TRY_FAST_ROUNDS
+#define TRY_FAST_ROUNDS 10
 #endif
-constexpr unsigned kFastThreadsPerSm = TRY_FAST_THREADS_PER_SM;
+constexpr unsigned kFastRounds = TRY_FAST_ROUNDS;
 template <int R> unsigned fast_planes(unsigned N) {
     if (TRY_FAST_Z > 0) return TRY_FAST_Z;
     if (N <= 2 * R) return 8;  // no interior: nothing is launched
-    const unsigned rows = fast_kernel_for<R>(N).rows;
-    const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, rows);  // blocks per chunk
-    const unsigned blocks = kFastThreadsPerSm / (FAST_X * rows) * sm_count();
+    const FastInstance fast = fast_kernel_for<R>(N);
+    const unsigned layer = ceil_div(N - R, FAST_W) * ceil_div(N - 2 * R, fast.rows);  // blocks per chunk
+    const unsigned slots = unsigned(resident_blocks(reinterpret_cast<const void*>(fast.kernel), FAST_X * fast.threads_y, 0)) * sm_count();
     unsigned z = 64;
-    while (z > 8 && layer * ceil_div(N - 2 * R, z) < blocks) z /= 2;
+    while (z > 8 && layer * ceil_div(N - 2 * R, z) < kFastRounds * slots) z /= 2;
     return z;
 }
 
