@@ -206,6 +206,37 @@ def high_order_orders(root):
                   "% of copy: basic / tiled / fast"], ["---:"] * 9, rows)
 
 
+# The book's bound counts 2 operations per point, 2(6R + 1)/4 (ERRATA.md, E2); where the chapter
+# prints a figure for an order, the table says which.
+BOOK_BOUND_NOTES = {1: "(the book prints 3.25)", 3: "(section 8.3)"}
+
+
+def high_order_model(root):
+    """Stage 10's textbook OP/B per order, as the harness reports it for each kernel at N = 512
+    (the fast kernel's with the chunk Z and the block BX × BY it ran with there), beside the bound
+    (12R+1)/4 and the book's 2P/4."""
+    records = [r for r in _load(root, ORDERS)["records"] if r["n"] == 512]
+    at = {(r["order"], r["kernel"]): r for r in records}
+    orders = sorted({r["order"] for r in records})
+    tiled = {at[(R, "tiled")]["tile"]["in_tile_dim"] for R in orders}
+    fast_z = {at[(R, "fast")]["tile"]["z_coarsening"] for R in orders}
+    if len(tiled) != 1 or len(fast_z) != 1:
+        raise ValueError(f"{ORDERS}: the table wants one tile size and one chunk at N = 512, got {tiled} and {fast_z}")
+    blocks = {R: re.search(r"BX×BY = (\d+×\d+)", at[(R, "fast")]["model"]["formula"]).group(1) for R in orders}
+    usual = max(set(blocks.values()), key=list(blocks.values()).count)
+    others = ", ".join(f"R = {R}: {b.replace('×', ' × ')}" for R, b in blocks.items() if b != usual)
+    fast_head = f"fast, {usual.replace('×', ' × ')} cells" + (f" ({others})" if others else "") + f", Z = {fast_z.pop()}"
+    rows = []
+    for R in orders:
+        book = 2 * (6 * R + 1) / 4
+        note = BOOK_BOUND_NOTES.get(R)
+        rows.append([R, 6 * R + 1] + [f"{at[(R, k)]['model']['opb']:.2f}" for k in ("basic", "tiled", "fast")]
+                    + [f"{(12 * R + 1) / 4:.2f}", _bold(f"{book:g}", R == 3) + (f" {note}" if note else "")])
+    T = tiled.pop()
+    return _rows(["R", "points", "basic", f"tiled, T = {T}, Z = {T}−2R", fast_head, "bound (12R+1)/4",
+                  "the book's bound, 2P/4"], ["---:"] * 7, rows)
+
+
 # Stage 10's fast kernel moves 16, 8 or 4 bytes per access as N is a multiple of 4, another even
 # number or odd: the three classes its sweep is summed up in (0, 1, 2).
 def _access_class(n):
@@ -289,7 +320,7 @@ def missing_phrases(root):
 
 TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "fused_over_s": fused_over_s,
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
-          "high_order_sweep": high_order_sweep}
+          "high_order_sweep": high_order_sweep, "high_order_model": high_order_model}
 
 
 class TableError(Exception):
