@@ -32,6 +32,8 @@ MAIN = f"plots/results/{GPU}.json"
 SWEEP = f"plots/results/sweep/{GPU}.json"
 ORDERS = f"plots/results/runs/stage10_orders-{GPU}.json"
 ORDERS_SWEEP = f"plots/results/runs/stage10_sweep-{GPU}.json"
+ORDERS_NCU = f"plots/results/runs/stage10_ncu-{GPU}.json"
+QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_NCU)  # every results file a table is made from
 
 BEGIN = re.compile(r"^<!-- table (\w+): made from the shipped results by plots/lesson_tables\.py -->$")
 END = "<!-- end table -->"
@@ -237,6 +239,19 @@ def high_order_model(root):
                   "the book's bound, 2P/4"], ["---:"] * 7, rows)
 
 
+def high_order_ncu(root):
+    """Stage 10's three kernels under Nsight Compute at N = 512: bytes per interior cell at each
+    level, thread instructions per cell, and the share of cycles a scheduler issued."""
+    records = _load(root, ORDERS_NCU)["records"]
+    kernels = ("basic", "tiled", "fast")
+    rows = [[r["order"], r["kernel"], f"{r['dram_read_bytes_per_cell']:.2f} + {r['dram_write_bytes_per_cell']:.2f}",
+             f"{r['l2_bytes_per_cell']:.1f}", f"{r['l1_global_load_bytes_per_cell']:.1f}",
+             f"{r['thread_instructions_per_cell']:.1f}", f"{r['issue_active_pct']:.0f}%"]
+            for r in sorted(records, key=lambda r: (r["order"], kernels.index(r["kernel"])))]
+    return _rows(["R", "kernel", "DRAM read + write", "L2", "L1, global loads", "thread instructions per cell",
+                  "issue active"], ["---:", "---", "---:", "---:", "---:", "---:", "---:"], rows)
+
+
 # Stage 10's fast kernel moves 16, 8 or 4 bytes per access as N is a multiple of 4, another even
 # number or odd: the three classes its sweep is summed up in (0, 1, 2).
 def _access_class(n):
@@ -320,7 +335,8 @@ def missing_phrases(root):
 
 TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "fused_over_s": fused_over_s,
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
-          "high_order_sweep": high_order_sweep, "high_order_model": high_order_model}
+          "high_order_sweep": high_order_sweep, "high_order_model": high_order_model,
+          "high_order_ncu": high_order_ncu}
 
 
 class TableError(Exception):
@@ -374,7 +390,7 @@ def update(root, write):
 def after_writing(root, path):
     """Lines to print after a bench wrote `path`: the lessons' tables that no longer match it, if
     it is a file they quote (none otherwise)."""
-    quoted = {(root / f).resolve() for f in (MAIN, SWEEP, ORDERS, ORDERS_SWEEP)}
+    quoted = {(root / f).resolve() for f in QUOTED}
     if Path(path).resolve() not in quoted:
         return []
     try:

@@ -47,7 +47,7 @@ def copy_of_repo(tmp):
     for path in lesson_tables.lessons(ROOT):
         (tmp / path.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, tmp / path.relative_to(ROOT))
-    for f in (lesson_tables.MAIN, lesson_tables.SWEEP, lesson_tables.ORDERS, lesson_tables.ORDERS_SWEEP):
+    for f in lesson_tables.QUOTED:
         (tmp / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / f, tmp / f)
     return tmp
