@@ -224,17 +224,17 @@ def high_order_model(root):
     fast_z = {at[(R, "fast")]["tile"]["z_coarsening"] for R in orders}
     if len(tiled) != 1 or len(fast_z) != 1:
         raise ValueError(f"{ORDERS}: the table wants one tile size and one chunk at N = 512, got {tiled} and {fast_z}")
+    (T,), (Z,) = tiled, fast_z
     blocks = {R: re.search(r"BX×BY = (\d+×\d+)", at[(R, "fast")]["model"]["formula"]).group(1) for R in orders}
     usual = max(set(blocks.values()), key=list(blocks.values()).count)
     others = ", ".join(f"R = {R}: {b.replace('×', ' × ')}" for R, b in blocks.items() if b != usual)
-    fast_head = f"fast, {usual.replace('×', ' × ')} cells" + (f" ({others})" if others else "") + f", Z = {fast_z.pop()}"
+    fast_head = f"fast, {usual.replace('×', ' × ')} cells" + (f" ({others})" if others else "") + f", Z = {Z}"
     rows = []
     for R in orders:
         book = 2 * (6 * R + 1) / 4
         note = BOOK_BOUND_NOTES.get(R)
         rows.append([R, 6 * R + 1] + [f"{at[(R, k)]['model']['opb']:.2f}" for k in ("basic", "tiled", "fast")]
                     + [f"{(12 * R + 1) / 4:.2f}", _bold(f"{book:g}", R == 3) + (f" {note}" if note else "")])
-    T = tiled.pop()
     return _rows(["R", "points", "basic", f"tiled, T = {T}, Z = {T}−2R", fast_head, "bound (12R+1)/4",
                   "the book's bound, 2P/4"], ["---:"] * 7, rows)
 
