@@ -35,9 +35,10 @@ constexpr int kCells = 4 * sizeof(A) <= 16 && 4 * S * sizeof(A) <= 64 ? 4 : 2 * 
 // The columns of a tile. Tile bx writes the state cells among columns bx·written ..
 // (bx+1)·written - 1, and starts halo_left columns before them. Both are whole threads (multiples
 // of W): a thread's W cells are one aligned access (when N is a multiple of W too), and a thread
-// writes all of them or none. The halo is at least S on each side.
-template <int S, class A> struct TileColumns {
-    static constexpr int W = kCells<S, A>;
+// writes all of them or none. The halo is at least S on each side. (Cells: W, kNarrowCells for
+// the narrow last column of launch_pass.)
+template <int S, class A, int Cells = kCells<S, A>> struct TileColumns {
+    static constexpr int W = Cells;
     static constexpr int width = 32 * W;
     static constexpr int halo_left = (S + W - 1) / W * W;
     static constexpr int written = (width - halo_left - S) / W * W;
@@ -100,15 +101,21 @@ __device__ void put_ghosts(const Put& put, T* cell, int j, int p, int N, size_t 
 }
 // ---- END EXERCISE ----
 
+// Cells per thread of the narrow last column of tiles (launch_pass), where W is 4.
+constexpr int kNarrowCells = 2;
+
 // S steps in one pass over planes first..last-1: reads `in` once (and S planes more on each
 // side), writes `out` once. WithSource: source is added at each step (Jacobi), a compile-time
-// choice so that the time loop's kernel carries no trace of it.
-template <int S, class T, Boundary BC, bool WithSource>
+// choice so that the time loop's kernel carries no trace of it. Narrow: the instance for the
+// last column of tiles along k, whose tiles are half as wide and start at column k_first (the
+// wide tiles start at 0).
+template <int S, class T, Boundary BC, bool WithSource, bool Narrow = false>
 __global__ void __launch_bounds__(32 * WARPS, 1)
 fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, int N, Arith<T> r,
-                   int chunk) {
+                   int chunk, int k_first) {
     using A = Arith<T>;
-    using Tile = TileColumns<S, A>;
+    using Tile = TileColumns<S, A, Narrow ? kNarrowCells : kCells<S, A>>;
+    if (!Narrow) k_first = 0;  // a constant: the wide kernel keeps its registers (lesson 08)
     constexpr int W = Tile::W;
     using Run = Strip<A, W>;  // a thread's W cells of one row
     constexpr bool neumann = BC == Boundary::Neumann, periodic = BC == Boundary::Periodic;
@@ -134,7 +141,7 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
 
     // ---- EXERCISE 1 of 8: the halo - this thread's cells, and which of them the block writes ----
     const int tile_j = 1 + blockIdx.y * (TILE_Y - 2 * S) - S;        // the tile's first row
-    const int tile_k = blockIdx.x * Tile::written - Tile::halo_left;  // and its first column
+    const int tile_k = k_first + blockIdx.x * Tile::written - Tile::halo_left;  // and its first column
     const int j0 = tile_j + ROWS * y;  // this thread's first row
     const int col = W * x;             // its first column in the tile
     const int k0 = tile_k + col;       // its first cell along k
@@ -662,16 +669,17 @@ template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel
 }
 // ---- END EXERCISE ----
 
-template <int S, class T>
-constexpr size_t kSharedBytes = size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, kCells<S, Arith<T>>>);
+template <int S, class T, int W = kCells<S, Arith<T>>>
+constexpr size_t kSharedBytes = size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, W>);
 
 // The kernel of regions 1-7, with the dynamic shared memory it asks for set once (more than 48 KiB
 // per block must be asked for).
-template <int S, class T, Boundary BC, bool WithSource> const void* kernel_of() {
+template <int S, class T, Boundary BC, bool WithSource, bool Narrow = false> const void* kernel_of() {
     static const void* kernel = [] {
-        CUDA_CHECK(cudaFuncSetAttribute(fused_steps_kernel<S, T, BC, WithSource>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(kSharedBytes<S, T>)));
-        return reinterpret_cast<const void*>(fused_steps_kernel<S, T, BC, WithSource>);
+        constexpr auto instance = fused_steps_kernel<S, T, BC, WithSource, Narrow>;
+        constexpr int cells = Narrow ? kNarrowCells : kCells<S, Arith<T>>;
+        CUDA_CHECK(cudaFuncSetAttribute(instance, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes<S, T, cells>)));
+        return reinterpret_cast<const void*>(instance);
     }();
     return kernel;
 }
@@ -701,21 +709,41 @@ template <class F> auto with_kernel(const HeatStep& step, F f) {
 
 // Planes per block along i. One block fills an SM, and there are few tiles per plane, so the
 // blocks split the planes into chunks; each chunk costs 2S planes more (S to start the levels
-// and S to finish them). The chunk that fills the SMs in whole waves in the least time.
-unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
+// and S to finish them). The chunk that fills the SMs in whole waves in the least time; `time`,
+// that time in planes (waves × planes a block runs), is what the tiles' layout is chosen by.
+struct Chunks {
+    unsigned planes;
+    double time;
+};
+Chunks chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
     const unsigned slots = sm_count() * unsigned(std::max(blocks_per_sm, 1));
-    unsigned best = N - 2;
-    double best_time = 1e300;
+    Chunks best{N - 2, 1e300};
     for (unsigned chunks = 1; chunks <= N - 2; ++chunks) {
         const unsigned planes = ceil_div(N - 2, chunks);
         const double time = double(ceil_div(tiles * ceil_div(N - 2, planes), slots)) * (planes + 2 * S);
-        if (time < best_time) best_time = time, best = planes;
+        if (time < best.time) best = {planes, time};
     }
     return best;
 }
 
-// The block, grid and tile of the kernel for one pass.
-template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(unsigned N) {
+// One pass's launches: the kernel over the tiles of `shape`, columns of tiles 0..tiles_k-1 along k;
+// then, where `last_kernel` is set, the last column of tiles as narrow tiles (kNarrowCells a
+// thread), from column last_k_first, with chunks of last_chunk planes.
+struct Pass {
+    KernelShape shape;
+    unsigned tiles_k;
+    const void* last_kernel = nullptr;
+    size_t last_shared_bytes = 0;
+    int last_k_first = 0;
+    unsigned last_chunk = 0;
+};
+
+// The block, grid and tiles of the pass. Rows off W-cell boundaries (N % W != 0) make the wide
+// tiles' empty columns costly: where the last column of wide tiles holds no more columns than a
+// narrow tile writes, it runs as narrow tiles when the chunk model says the two launches take less
+// time than one (a narrow tile costs half a wide one: half its width). At multiples of W the
+// second launch lost more often than it won (measured; lesson 08).
+template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
     const void* pairs = pairs_kernel<S, T, BC, WithSource>(N);  // region 8, where it serves
     KernelShape shape{pairs ? pairs : kernel_of<S, T, BC, WithSource>(), dim3(32, WARPS, 1), unsigned(Tile::W),
@@ -723,25 +751,50 @@ template <int S, class T, Boundary BC, bool WithSource> KernelShape shape_of(uns
     shape.read_j = TILE_Y;
     shape.read_k = Tile::width;
     shape.tiles_start_k = 0;
-    const unsigned tiles = tiles_along_k(N, shape.tile_k, BC) * ceil_div(N - 2, shape.tile_j);
-    shape.tile_i = chunk_planes(N, tiles, S, resident_blocks(shape.kernel, 32 * WARPS, shape.shared_bytes));  // of the kernel that runs
-    return shape;
+    const unsigned tiles_k = tiles_along_k(N, shape.tile_k, BC), rows = ceil_div(N - 2, shape.tile_j);
+    const int resident = resident_blocks(shape.kernel, 32 * WARPS, shape.shared_bytes);  // of the kernel that runs
+    const Chunks one_launch = chunk_planes(N, tiles_k * rows, S, resident);
+    Pass pass{shape, tiles_k};
+    pass.shape.tile_i = one_launch.planes;
+    if constexpr (Tile::W == 4 && !WithSource && sizeof(T) == 4) {  // (2-byte storage runs region 8's kernel)
+        using Narrow = TileColumns<S, Arith<T>, kNarrowCells>;
+        const unsigned k_first = (tiles_k - 1) * Tile::written;
+        if (N % Tile::W == 0 || tiles_k < 2 || N - k_first > unsigned(Narrow::written)) return pass;
+        const void* narrow = kernel_of<S, T, BC, false, true>();
+        constexpr size_t narrow_bytes = kSharedBytes<S, T, kNarrowCells>;
+        const Chunks wide = chunk_planes(N, (tiles_k - 1) * rows, S, resident);
+        const Chunks last = chunk_planes(N, rows, S, resident_blocks(narrow, 32 * WARPS, narrow_bytes));
+        if (wide.time + last.time * Narrow::width / Tile::width >= one_launch.time) return pass;
+        pass.shape.tile_i = wide.planes;
+        pass.tiles_k = tiles_k - 1;
+        pass.last_kernel = narrow;
+        pass.last_shared_bytes = narrow_bytes;
+        pass.last_k_first = int(k_first);
+        pass.last_chunk = last.planes;
+    }
+    return pass;
 }
 
 // One pass of step.fused_steps steps from `in` into `out`.
 Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     return with_kernel(step, [&](auto t, auto fused, auto bc, auto source) {
         using T = decltype(t);
-        constexpr int S = fused.value;
-        const KernelShape shape = shape_of<S, T, bc.value, source.value>(N);
-        dim3 grid(tiles_along_k(N, shape.tile_k, bc.value), ceil_div(N - 2, shape.tile_j), ceil_div(N - 2, shape.tile_i));
+        const Pass pass = pass_of<fused.value, T, bc.value, source.value>(N);
+        const KernelShape& shape = pass.shape;
+        const unsigned rows = ceil_div(N - 2, shape.tile_j);
         const T* from = static_cast<const T*>(in);
         T* to = static_cast<T*>(out);
         const T* source_cells = static_cast<const T*>(step.source);
-        int n = int(N), chunk = int(shape.tile_i);
+        int n = int(N), chunk = int(shape.tile_i), k_first = 0;
         Arith<T> r = Arith<T>(step.r);
-        void* args[] = {&from, &to, &source_cells, &n, &r, &chunk};  // either kernel's parameters
-        return cudaLaunchKernel(shape.kernel, grid, shape.block, args, shape.shared_bytes, s);
+        void* args[] = {&from, &to, &source_cells, &n, &r, &chunk, &k_first};  // (the pairs kernel takes the first 6)
+        Status e = cudaLaunchKernel(shape.kernel, dim3(pass.tiles_k, rows, ceil_div(N - 2, shape.tile_i)), shape.block,
+                                    args, shape.shared_bytes, s);
+        if (e != cudaSuccess || !pass.last_kernel) return e;
+        chunk = int(pass.last_chunk);
+        k_first = pass.last_k_first;
+        return cudaLaunchKernel(pass.last_kernel, dim3(1, rows, ceil_div(N - 2, pass.last_chunk)), shape.block, args,
+                                pass.last_shared_bytes, s);
     });
 }
 
@@ -769,7 +822,7 @@ Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned st
 
 KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
     return with_kernel(step, [&](auto t, auto fused, auto bc, auto source) {
-        return shape_of<fused.value, decltype(t), bc.value, source.value>(N);
+        return pass_of<fused.value, decltype(t), bc.value, source.value>(N).shape;
     });
 }
 
