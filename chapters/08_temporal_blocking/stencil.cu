@@ -445,8 +445,9 @@ struct Pass {
 // The block, grid and tiles of the pass. Rows off W-cell boundaries (N % W != 0) make the wide
 // tiles' empty columns costly: where the last column of wide tiles holds no more columns than a
 // narrow tile writes, it runs as narrow tiles when the chunk model says the two launches take less
-// time than one (a narrow tile costs half a wide one: half its width). At multiples of W the
-// second launch lost more often than it won (measured; lesson 08).
+// time than one (a narrow tile costs half a wide one: half its width). Measured (lesson 08), this
+// paid at every size for float, Dirichlet boundaries and S = 4 alone: at S = 3, with Neumann or
+// periodic boundaries, and at multiples of W, it lost at some sizes (up to 16%).
 template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
     const void* pairs = pairs_kernel<S, T, BC, WithSource>(N);  // region 8, where it serves
@@ -460,7 +461,7 @@ template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N)
     const Chunks one_launch = chunk_planes(N, tiles_k * rows, S, resident);
     Pass pass{shape, tiles_k};
     pass.shape.tile_i = one_launch.planes;
-    if constexpr (Tile::W == 4 && !WithSource && sizeof(T) == 4) {  // (2-byte storage runs region 8's kernel)
+    if constexpr (S == 4 && std::is_same_v<T, float> && BC == Boundary::Dirichlet && !WithSource) {
         using Narrow = TileColumns<S, Arith<T>, kNarrowCells>;
         const unsigned k_first = (tiles_k - 1) * Tile::written;
         if (N % Tile::W == 0 || tiles_k < 2 || N - k_first > unsigned(Narrow::written)) return pass;
