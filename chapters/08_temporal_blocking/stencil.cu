@@ -144,8 +144,8 @@ fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __res
     // rows of it. Along k the block writes Tile::written columns from k_first +
     // blockIdx.x·Tile::written on (k_first: where this launch's tiles start, 0 but for the narrow
     // last column), and its tile starts Tile::halo_left before them; lane x holds W cells from
-    // column W·x of the tile. Along i the block writes the planes first..last-1: a chunk of `chunk` planes from
-    // 1 + blockIdx.z·chunk, ending at N-2 at the latest.
+    // column W·x of the tile. Along i the block writes the planes first..last-1: a chunk of
+    // `chunk` planes from 1 + blockIdx.z·chunk, ending at N-2 at the latest.
     // inside: 0..N-1. state: 1..N-2. A row or cell is written when it is a state one outside the
     // halo: S <= its row in the tile < TILE_Y - S, halo_left <= its column < halo_left + written.
     const int tile_j = 0;
