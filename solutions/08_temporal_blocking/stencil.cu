@@ -32,13 +32,16 @@ constexpr int MAX_FUSED = 8;        // the kernels for S = 1..8 are compiled
 template <int S, class A>
 constexpr int kCells = 4 * sizeof(A) <= 16 && 4 * S * sizeof(A) <= 64 ? 4 : 2 * sizeof(A) <= 16 && 2 * S * sizeof(A) <= 64 ? 2 : 1;
 
+// Cells per thread of the narrow last column of tiles (pass_of), where W is 4.
+constexpr int kNarrowCells = 2;
+
 // The columns of a tile. Tile bx writes the state cells among columns bx·written ..
 // (bx+1)·written - 1, and starts halo_left columns before them. Both are whole threads (multiples
 // of W): a thread's W cells are one aligned access (when N is a multiple of W too), and a thread
-// writes all of them or none. The halo is at least S on each side. (Cells: W, kNarrowCells for
-// the narrow last column of launch_pass.)
-template <int S, class A, int Cells = kCells<S, A>> struct TileColumns {
-    static constexpr int W = Cells;
+// writes all of them or none. The halo is at least S on each side. Narrow: the tiles of the
+// narrow last column, kNarrowCells a thread.
+template <int S, class A, bool Narrow = false> struct TileColumns {
+    static constexpr int W = Narrow ? kNarrowCells : kCells<S, A>;
     static constexpr int width = 32 * W;
     static constexpr int halo_left = (S + W - 1) / W * W;
     static constexpr int written = (width - halo_left - S) / W * W;
@@ -101,9 +104,6 @@ __device__ void put_ghosts(const Put& put, T* cell, int j, int p, int N, size_t 
 }
 // ---- END EXERCISE ----
 
-// Cells per thread of the narrow last column of tiles (launch_pass), where W is 4.
-constexpr int kNarrowCells = 2;
-
 // S steps in one pass over planes first..last-1: reads `in` once (and S planes more on each
 // side), writes `out` once. WithSource: source is added at each step (Jacobi), a compile-time
 // choice so that the time loop's kernel carries no trace of it. Narrow: the instance for the
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(32 * WARPS, 1)
 fused_steps_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, int N, Arith<T> r,
                    int chunk, int k_first) {
     using A = Arith<T>;
-    using Tile = TileColumns<S, A, Narrow ? kNarrowCells : kCells<S, A>>;
+    using Tile = TileColumns<S, A, Narrow>;
     if (!Narrow) k_first = 0;  // a constant: the wide kernel keeps its registers (lesson 08)
     constexpr int W = Tile::W;
     using Run = Strip<A, W>;  // a thread's W cells of one row
@@ -669,16 +669,16 @@ template <int S, class T, Boundary BC, bool WithSource> const void* pairs_kernel
 }
 // ---- END EXERCISE ----
 
-template <int S, class T, int W = kCells<S, Arith<T>>>
-constexpr size_t kSharedBytes = size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, W>);
+template <int S, class T, bool Narrow = false>
+constexpr size_t kSharedBytes =
+    size_t(S) * 2 * (WARPS + 2) * 2 * 32 * sizeof(Strip<Arith<T>, TileColumns<S, Arith<T>, Narrow>::W>);
 
 // The kernel of regions 1-7, with the dynamic shared memory it asks for set once (more than 48 KiB
 // per block must be asked for).
 template <int S, class T, Boundary BC, bool WithSource, bool Narrow = false> const void* kernel_of() {
     static const void* kernel = [] {
         constexpr auto instance = fused_steps_kernel<S, T, BC, WithSource, Narrow>;
-        constexpr int cells = Narrow ? kNarrowCells : kCells<S, Arith<T>>;
-        CUDA_CHECK(cudaFuncSetAttribute(instance, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes<S, T, cells>)));
+        CUDA_CHECK(cudaFuncSetAttribute(instance, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes<S, T, Narrow>)));
         return reinterpret_cast<const void*>(instance);
     }();
     return kernel;
@@ -758,11 +758,11 @@ template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N)
     Pass pass{shape, tiles_k};
     pass.shape.tile_i = one_launch.planes;
     if constexpr (S == 4 && std::is_same_v<T, float> && BC == Boundary::Dirichlet && !WithSource) {
-        using Narrow = TileColumns<S, Arith<T>, kNarrowCells>;
+        using Narrow = TileColumns<S, Arith<T>, true>;
         const unsigned k_first = (tiles_k - 1) * Tile::written;
         if (N % Tile::W == 0 || tiles_k < 2 || N - k_first > unsigned(Narrow::written)) return pass;
         const void* narrow = kernel_of<S, T, BC, false, true>();
-        constexpr size_t narrow_bytes = kSharedBytes<S, T, kNarrowCells>;
+        constexpr size_t narrow_bytes = kSharedBytes<S, T, true>;
         const Chunks wide = chunk_planes(N, (tiles_k - 1) * rows, S, resident);
         const Chunks last = chunk_planes(N, rows, S, resident_blocks(narrow, 32 * WARPS, narrow_bytes));
         if (wide.time + last.time * Narrow::width / Tile::width >= one_launch.time) return pass;
