@@ -709,19 +709,16 @@ template <class F> auto with_kernel(const HeatStep& step, F f) {
 
 // Planes per block along i. One block fills an SM, and there are few tiles per plane, so the
 // blocks split the planes into chunks; each chunk costs 2S planes more (S to start the levels
-// and S to finish them). The chunk that fills the SMs in whole waves in the least time; `time`,
-// that time in planes (waves × planes a block runs), is what the tiles' layout is chosen by.
-struct Chunks {
-    unsigned planes;
-    double time;
-};
-Chunks chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
+// and S to finish them). The chunk that fills the SMs in whole waves in the least time (waves ×
+// planes a block runs).
+unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
     const unsigned slots = sm_count() * unsigned(std::max(blocks_per_sm, 1));
-    Chunks best{N - 2, 1e300};
+    unsigned best = N - 2;
+    double best_time = 1e300;
     for (unsigned chunks = 1; chunks <= N - 2; ++chunks) {
         const unsigned planes = ceil_div(N - 2, chunks);
         const double time = double(ceil_div(tiles * ceil_div(N - 2, planes), slots)) * (planes + 2 * S);
-        if (time < best.time) best = {planes, time};
+        if (time < best_time) best = planes, best_time = time;
     }
     return best;
 }
@@ -738,12 +735,11 @@ struct Pass {
     unsigned last_chunk = 0;
 };
 
-// The block, grid and tiles of the pass. Rows off W-cell boundaries (N % W != 0) make the wide
-// tiles' empty columns costly: where the last column of wide tiles holds no more columns than a
-// narrow tile writes, it runs as narrow tiles when the chunk model says the two launches take less
-// time than one (a narrow tile costs half a wide one: half its width). Measured (lesson 08), this
-// paid at every size for float, Dirichlet boundaries and S = 4 alone: at S = 3, with Neumann or
-// periodic boundaries, and at multiples of W, it lost at some sizes (up to 16%).
+// The block, grid and tiles of the pass. A last column of wide tiles that holds no more columns
+// than a narrow tile writes runs as narrow tiles, on a second stream beside the wide launch
+// (launch_pass): its tiles cost half a wide one's time and take the SMs the wide launch's last
+// wave leaves. Measured at 49 sizes (lesson 08), this paid at S = 4 for every boundary condition
+// and lost at S = 3; half's pairs kernel (region 8) has no narrow form.
 template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
     const void* pairs = pairs_kernel<S, T, BC, WithSource>(N);  // region 8, where it serves
@@ -754,26 +750,39 @@ template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N)
     shape.tiles_start_k = 0;
     const unsigned tiles_k = tiles_along_k(N, shape.tile_k, BC), rows = ceil_div(N - 2, shape.tile_j);
     const int resident = resident_blocks(shape.kernel, 32 * WARPS, shape.shared_bytes);  // of the kernel that runs
-    const Chunks one_launch = chunk_planes(N, tiles_k * rows, S, resident);
     Pass pass{shape, tiles_k};
-    pass.shape.tile_i = one_launch.planes;
-    if constexpr (S == 4 && std::is_same_v<T, float> && BC == Boundary::Dirichlet && !WithSource) {
+    pass.shape.tile_i = chunk_planes(N, tiles_k * rows, S, resident);
+    if constexpr (S == 4 && std::is_same_v<T, float> && !WithSource) {
         using Narrow = TileColumns<S, Arith<T>, true>;
         const unsigned k_first = (tiles_k - 1) * Tile::written;
-        if (N % Tile::W == 0 || tiles_k < 2 || N - k_first > unsigned(Narrow::written)) return pass;
+        if (tiles_k < 2 || N - k_first > unsigned(Narrow::written)) return pass;
         const void* narrow = kernel_of<S, T, BC, false, true>();
         constexpr size_t narrow_bytes = kSharedBytes<S, T, true>;
-        const Chunks wide = chunk_planes(N, (tiles_k - 1) * rows, S, resident);
-        const Chunks last = chunk_planes(N, rows, S, resident_blocks(narrow, 32 * WARPS, narrow_bytes));
-        if (wide.time + last.time * Narrow::width / Tile::width >= one_launch.time) return pass;
-        pass.shape.tile_i = wide.planes;
+        pass.shape.tile_i = chunk_planes(N, (tiles_k - 1) * rows, S, resident);
         pass.tiles_k = tiles_k - 1;
         pass.last_kernel = narrow;
         pass.last_shared_bytes = narrow_bytes;
         pass.last_k_first = int(k_first);
-        pass.last_chunk = last.planes;
+        pass.last_chunk = chunk_planes(N, rows, S, resident_blocks(narrow, 32 * WARPS, narrow_bytes));
     }
     return pass;
+}
+
+// The second stream of launch_pass, and the events that fork it from the caller's stream and join
+// it back; created once.
+struct SideStream {
+    cudaStream_t stream;
+    cudaEvent_t fork, join;
+};
+const SideStream& side_stream() {
+    static const SideStream side = [] {
+        SideStream t;
+        CUDA_CHECK(cudaStreamCreateWithFlags(&t.stream, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&t.fork, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&t.join, cudaEventDisableTiming));
+        return t;
+    }();
+    return side;
 }
 
 // One pass of step.fused_steps steps from `in` into `out`.
@@ -789,13 +798,22 @@ Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, 
         int n = int(N), chunk = int(shape.tile_i), k_first = 0;
         Arith<T> r = Arith<T>(step.r);
         void* args[] = {&from, &to, &source_cells, &n, &r, &chunk, &k_first};  // (the pairs kernel takes the first 6)
-        Status e = cudaLaunchKernel(shape.kernel, dim3(pass.tiles_k, rows, ceil_div(N - 2, shape.tile_i)), shape.block,
-                                    args, shape.shared_bytes, s);
-        if (e != cudaSuccess || !pass.last_kernel) return e;
-        chunk = int(pass.last_chunk);
-        k_first = pass.last_k_first;
-        return cudaLaunchKernel(pass.last_kernel, dim3(1, rows, ceil_div(N - 2, pass.last_chunk)), shape.block, args,
-                                pass.last_shared_bytes, s);
+        const dim3 grid(pass.tiles_k, rows, ceil_div(N - 2, shape.tile_i));
+        if (!pass.last_kernel) return cudaLaunchKernel(shape.kernel, grid, shape.block, args, shape.shared_bytes, s);
+        // The narrow column goes on the side stream, forked before the wide launch and joined
+        // after: in s, the two run side by side, and what follows waits for both.
+        const SideStream& side = side_stream();
+        int last_chunk = int(pass.last_chunk), last_k_first = pass.last_k_first;
+        void* last_args[] = {&from, &to, &source_cells, &n, &r, &last_chunk, &last_k_first};
+        const dim3 last_grid(1, rows, ceil_div(N - 2, pass.last_chunk));
+        Status e = cudaEventRecord(side.fork, s);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(side.stream, side.fork, 0);
+        if (e == cudaSuccess) e = cudaLaunchKernel(shape.kernel, grid, shape.block, args, shape.shared_bytes, s);
+        if (e == cudaSuccess)
+            e = cudaLaunchKernel(pass.last_kernel, last_grid, shape.block, last_args, pass.last_shared_bytes, side.stream);
+        if (e == cudaSuccess) e = cudaEventRecord(side.join, side.stream);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(s, side.join, 0);
+        return e;
     });
 }
 
