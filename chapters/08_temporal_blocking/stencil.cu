@@ -442,8 +442,9 @@ struct Pass {
 // The block, grid and tiles of the pass. A last column of wide tiles that holds no more columns
 // than a narrow tile writes runs as narrow tiles, on a second stream beside the wide launch
 // (launch_pass): its tiles cost half a wide one's time and take the SMs the wide launch's last
-// wave leaves. Measured at 49 sizes (lesson 08), this paid at S = 4 for every boundary condition
-// and lost at S = 3; half's pairs kernel (region 8) has no narrow form.
+// wave leaves. Measured over the sweep (lesson 08), this pays on average at S = 4 for every
+// boundary condition, though it loses up to 7% at a few sizes, and lost at S = 3; half's pairs
+// kernel (region 8) has no narrow form.
 template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N) {
     using Tile = TileColumns<S, Arith<T>>;
     const void* pairs = pairs_kernel<S, T, BC, WithSource>(N);  // region 8, where it serves
