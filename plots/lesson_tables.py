@@ -33,7 +33,8 @@ SWEEP = f"plots/results/sweep/{GPU}.json"
 ORDERS = f"plots/results/runs/stage10_orders-{GPU}.json"
 ORDERS_SWEEP = f"plots/results/runs/stage10_sweep-{GPU}.json"
 ORDERS_NCU = f"plots/results/runs/stage10_ncu-{GPU}.json"
-QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_NCU)  # every results file a table is made from
+FUSED_NCU = f"plots/results/runs/stage08_ncu_two_launches-{GPU}.json"
+QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_NCU, FUSED_NCU)  # every results file a table is made from
 
 BEGIN = re.compile(r"^<!-- table (\w+): made from the shipped results by plots/lesson_tables\.py -->$")
 END = "<!-- end table -->"
@@ -192,6 +193,25 @@ def fused_sweep(root):
 
 # --- stage 10 --------------------------------------------------------------------------------------
 
+def fused_ncu(root):
+    """Stage 08's pass (the wide tiles and the narrow last column, float, S = 4) under Nsight Compute:
+    per update kept, and the two kernels' times one after the other beside the pass timed without it."""
+    rows = []
+    for r in _load(root, FUSED_NCU)["records"]:
+        if r["n"] == 608 or (r["n"] == 864 and r["bc"] == "dirichlet"):
+            continue  # in the file, not in the lesson's table
+        wide, narrow = (next(k for k in r["kernels"] if k["kernel"].startswith(kind)) for kind in ("wide", "narrow"))
+        levels = [k["ffma"] / 2 / r["updates_per_pass"] for k in (wide, narrow)]
+        rate = f" ({r['g_updates_per_s_08']:.0f} G/s)" if r["n"] == 512 and r["bc"] == "dirichlet" else ""
+        rows.append([r["n"], BOUNDARY_NAME[r["bc"]], f"{r['instructions_per_update']:.1f}",
+                     f"{r['cell_levels_per_update']:.2f} ({levels[0]:.2f} + {levels[1]:.2f})",
+                     f"{r['dram_bytes_per_update']:.2f}", f"{wide['us']:.1f} + {narrow['us']:.1f}",
+                     f"{r['timed_pass_us']:.0f}", f"{r['speedup']:.2f}×{rate}"])
+    return _rows(["N", "boundaries", "instructions/update", "cell-levels/update (wide + narrow)", "DRAM bytes/update",
+                  "wide + narrow (µs)", "pass (µs)", "speed-up over stage 07"],
+                 ["---:", "---", "---:", "---:", "---:", "---:", "---:", "---:"], rows)
+
+
 def high_order_orders(root):
     """Stage 10's three kernels per order at N = 512 and 256: median ms, speed-up over the basic
     kernel, share of a copy."""
@@ -336,7 +356,7 @@ def missing_phrases(root):
 TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "fused_over_s": fused_over_s,
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
           "high_order_sweep": high_order_sweep, "high_order_model": high_order_model,
-          "high_order_ncu": high_order_ncu}
+          "high_order_ncu": high_order_ncu, "fused_ncu": fused_ncu}
 
 
 class TableError(Exception):
