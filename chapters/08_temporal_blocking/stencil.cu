@@ -427,14 +427,16 @@ unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm)
     return best;
 }
 
-// One pass's launches: the kernel over the tiles of `shape`, columns of tiles 0..tiles_k-1 along k;
-// then, where `last_kernel` is set, the last column of tiles as narrow tiles (kNarrowCells a
-// thread), from column last_k_first, with chunks of last_chunk planes.
+// One pass's launches: the kernel over the tiles of `shape` in `grid` (columns of tiles along k,
+// rows of tiles along j, chunks of shape.tile_i planes along i); then, where `last_kernel` is set,
+// the last column of tiles as narrow tiles (kNarrowCells a thread) in `last_grid`, from column
+// last_k_first, with chunks of last_chunk planes.
 struct Pass {
     KernelShape shape;
-    unsigned tiles_k;
+    dim3 grid = dim3();
     const void* last_kernel = nullptr;
     size_t last_shared_bytes = 0;
+    dim3 last_grid = dim3();
     int last_k_first = 0;
     unsigned last_chunk = 0;
 };
@@ -455,21 +457,24 @@ template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N)
     shape.tiles_start_k = 0;
     const unsigned tiles_k = tiles_along_k(N, shape.tile_k, BC), rows = ceil_div(N - 2, shape.tile_j);
     const int resident = resident_blocks(shape.kernel, 32 * WARPS, shape.shared_bytes);  // of the kernel that runs
-    Pass pass{shape, tiles_k};
-    pass.shape.tile_i = chunk_planes(N, tiles_k * rows, S, resident);
+    Pass pass{shape};
+    unsigned wide_k = tiles_k;  // columns of wide tiles
     if constexpr (S == 4 && std::is_same_v<T, float> && !WithSource) {
         using Narrow = TileColumns<S, Arith<T>, true>;
         const unsigned k_first = (tiles_k - 1) * Tile::written;
-        if (tiles_k < 2 || N - k_first > unsigned(Narrow::written)) return pass;
-        const void* narrow = kernel_of<S, T, BC, false, true>();
-        constexpr size_t narrow_bytes = kSharedBytes<S, T, true>;
-        pass.shape.tile_i = chunk_planes(N, (tiles_k - 1) * rows, S, resident);
-        pass.tiles_k = tiles_k - 1;
-        pass.last_kernel = narrow;
-        pass.last_shared_bytes = narrow_bytes;
-        pass.last_k_first = int(k_first);
-        pass.last_chunk = chunk_planes(N, rows, S, resident_blocks(narrow, 32 * WARPS, narrow_bytes));
+        if (tiles_k >= 2 && N - k_first <= unsigned(Narrow::written)) {
+            const void* narrow = kernel_of<S, T, BC, false, true>();
+            constexpr size_t narrow_bytes = kSharedBytes<S, T, true>;
+            wide_k = tiles_k - 1;
+            pass.last_kernel = narrow;
+            pass.last_shared_bytes = narrow_bytes;
+            pass.last_k_first = int(k_first);
+            pass.last_chunk = chunk_planes(N, rows, S, resident_blocks(narrow, 32 * WARPS, narrow_bytes));
+            pass.last_grid = dim3(1, rows, ceil_div(N - 2, pass.last_chunk));
+        }
     }
+    pass.shape.tile_i = chunk_planes(N, wide_k * rows, S, resident);
+    pass.grid = dim3(wide_k, rows, ceil_div(N - 2, pass.shape.tile_i));
     return pass;
 }
 
@@ -496,26 +501,24 @@ Status launch_pass(const void* in, void* out, unsigned N, const HeatStep& step, 
         using T = decltype(t);
         const Pass pass = pass_of<fused.value, T, bc.value, source.value>(N);
         const KernelShape& shape = pass.shape;
-        const unsigned rows = ceil_div(N - 2, shape.tile_j);
         const T* from = static_cast<const T*>(in);
         T* to = static_cast<T*>(out);
         const T* source_cells = static_cast<const T*>(step.source);
         int n = int(N), chunk = int(shape.tile_i), k_first = 0;
         Arith<T> r = Arith<T>(step.r);
         void* args[] = {&from, &to, &source_cells, &n, &r, &chunk, &k_first};  // (the pairs kernel takes the first 6)
-        const dim3 grid(pass.tiles_k, rows, ceil_div(N - 2, shape.tile_i));
-        if (!pass.last_kernel) return cudaLaunchKernel(shape.kernel, grid, shape.block, args, shape.shared_bytes, s);
+        if (!pass.last_kernel) return cudaLaunchKernel(shape.kernel, pass.grid, shape.block, args, shape.shared_bytes, s);
         // The narrow column goes on the side stream, forked before the wide launch and joined
         // after: in s, the two run side by side, and what follows waits for both.
         const SideStream& side = side_stream();
         int last_chunk = int(pass.last_chunk), last_k_first = pass.last_k_first;
         void* last_args[] = {&from, &to, &source_cells, &n, &r, &last_chunk, &last_k_first};
-        const dim3 last_grid(1, rows, ceil_div(N - 2, pass.last_chunk));
         Status e = cudaEventRecord(side.fork, s);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(side.stream, side.fork, 0);
-        if (e == cudaSuccess) e = cudaLaunchKernel(shape.kernel, grid, shape.block, args, shape.shared_bytes, s);
+        if (e == cudaSuccess) e = cudaLaunchKernel(shape.kernel, pass.grid, shape.block, args, shape.shared_bytes, s);
         if (e == cudaSuccess)
-            e = cudaLaunchKernel(pass.last_kernel, last_grid, shape.block, last_args, pass.last_shared_bytes, side.stream);
+            e = cudaLaunchKernel(pass.last_kernel, pass.last_grid, shape.block, last_args, pass.last_shared_bytes,
+                                 side.stream);
         if (e == cudaSuccess) e = cudaEventRecord(side.join, side.stream);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(s, side.join, 0);
         return e;
