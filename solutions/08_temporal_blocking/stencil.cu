@@ -739,8 +739,9 @@ struct Pass {
 
 // The block, grid and tiles of the pass. A last column of wide tiles that holds no more columns
 // than a narrow tile writes runs as narrow tiles, on a second stream beside the wide launch
-// (launch_pass): its tiles cost half a wide one's time and take the SMs the wide launch's last
-// wave leaves. Measured over the sweep (lesson 08), this pays on average at S = 4 for every
+// (launch_pass): narrower tiles compute fewer columns for nothing, and their blocks take the SMs
+// that the wide launch leaves idle, where it leaves any (at N = 512 its two waves are whole, and
+// they run after it: lesson 08). Measured over the sweep, this pays on average at S = 4 for every
 // boundary condition, though it loses up to 7% at a few sizes, and lost at S = 3; half's pairs
 // kernel (region 8) has no narrow form.
 template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N) {
