@@ -414,13 +414,17 @@ template <class F> auto with_kernel(const HeatStep& step, F f) {
 // Planes per block along i. One block fills an SM, and there are few tiles per plane, so the
 // blocks split the planes into chunks; each chunk costs 2S planes more (S to start the levels
 // and S to finish them). The chunk that fills the SMs in whole waves in the least time (waves ×
-// planes a block runs).
+// planes a block runs), of at most kMaxChunk planes: blocks do not all take the same time (the
+// tiles at the faces run longer), so the last wave ends with its slowest block, and the longer
+// the blocks the more that costs (lesson 08: one chunk of 1022 planes against four at N = 1024).
+constexpr unsigned kMaxChunk = 256;
 unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
     const unsigned slots = sm_count() * unsigned(std::max(blocks_per_sm, 1));
     unsigned best = N - 2;
     double best_time = 1e300;
     for (unsigned chunks = 1; chunks <= N - 2; ++chunks) {
         const unsigned planes = ceil_div(N - 2, chunks);
+        if (planes > kMaxChunk) continue;
         const double time = double(ceil_div(tiles * ceil_div(N - 2, planes), slots)) * (planes + 2 * S);
         if (time < best_time) best = planes, best_time = time;
     }
