@@ -418,13 +418,15 @@ template <class F> auto with_kernel(const HeatStep& step, F f) {
 // tiles at the faces run longer), so the last wave ends with its slowest block, and the longer
 // the blocks the more that costs (lesson 08: one chunk of 1022 planes against four at N = 1024).
 constexpr unsigned kMaxChunk = 256;
-unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm) {
+constexpr unsigned kMaxPairsChunk = 128;                  // the kernel of pairs, N a multiple of its cells
+constexpr unsigned kLongNarrowChunk = 64, kNarrowChunks = 12;  // the narrow last column (pass_of)
+unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm, unsigned max_chunk = kMaxChunk) {
     const unsigned slots = sm_count() * unsigned(std::max(blocks_per_sm, 1));
     unsigned best = N - 2;
     double best_time = 1e300;
     for (unsigned chunks = 1; chunks <= N - 2; ++chunks) {
         const unsigned planes = ceil_div(N - 2, chunks);
-        if (planes > kMaxChunk) continue;
+        if (planes > max_chunk) continue;
         const double time = double(ceil_div(tiles * ceil_div(N - 2, planes), slots)) * (planes + 2 * S);
         if (time < best_time) best = planes, best_time = time;
     }
@@ -475,10 +477,15 @@ template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N)
             pass.last_shared_bytes = narrow_bytes;
             pass.last_k_first = int(k_first);
             pass.last_chunk = chunk_planes(N, rows, S, resident_blocks(narrow, 32 * WARPS, narrow_bytes));
+            // Long narrow chunks end the pass late: the narrow blocks fill the SMs that the wide launch's
+            // slowest blocks leave idle, and shorter ones fill them better (lesson 08, "Twelve narrow chunks").
+            if (pass.last_chunk > kLongNarrowChunk) pass.last_chunk = std::min(pass.last_chunk, ceil_div(N - 2, kNarrowChunks));
             pass.last_grid = dim3(1, rows, ceil_div(N - 2, pass.last_chunk));
         }
     }
-    pass.shape.tile_i = chunk_planes(N, wide_k * rows, S, resident);
+    // The kernel of pairs on whole accesses (N a multiple of its cells) runs faster in shorter chunks.
+    const bool aligned_pairs = pairs && N % kCells<S, Arith<T>> == 0;
+    pass.shape.tile_i = chunk_planes(N, wide_k * rows, S, resident, aligned_pairs ? kMaxPairsChunk : kMaxChunk);
     pass.grid = dim3(wide_k, rows, ceil_div(N - 2, pass.shape.tile_i));
     return pass;
 }
