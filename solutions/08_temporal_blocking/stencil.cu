@@ -714,7 +714,7 @@ template <class F> auto with_kernel(const HeatStep& step, F f) {
 // tiles at the faces run longer), so the last wave ends with its slowest block, and the longer
 // the blocks the more that costs (lesson 08: one chunk of 1022 planes against four at N = 1024).
 constexpr unsigned kMaxChunk = 256;
-constexpr unsigned kMaxPairsChunk = 128;                  // the kernel of pairs, N a multiple of its cells
+constexpr unsigned kMaxPairsChunk = 128;  // the kernel of pairs, N a multiple of its cells, Neumann or periodic
 constexpr unsigned kLongNarrowChunk = 64, kNarrowChunks = 12;  // the narrow last column (pass_of)
 unsigned chunk_planes(unsigned N, unsigned tiles, unsigned S, int blocks_per_sm, unsigned max_chunk = kMaxChunk) {
     const unsigned slots = sm_count() * unsigned(std::max(blocks_per_sm, 1));
@@ -779,8 +779,9 @@ template <int S, class T, Boundary BC, bool WithSource> Pass pass_of(unsigned N)
             pass.last_grid = dim3(1, rows, ceil_div(N - 2, pass.last_chunk));
         }
     }
-    // The kernel of pairs on whole accesses (N a multiple of its cells) runs faster in shorter chunks.
-    const bool aligned_pairs = pairs && N % kCells<S, Arith<T>> == 0;
+    // The kernel of pairs on whole accesses (N a multiple of its cells) runs faster in shorter
+    // chunks where its tiles at a k face run longer than the others (Neumann, periodic).
+    const bool aligned_pairs = pairs && BC != Boundary::Dirichlet && N % kCells<S, Arith<T>> == 0;
     pass.shape.tile_i = chunk_planes(N, wide_k * rows, S, resident, aligned_pairs ? kMaxPairsChunk : kMaxChunk);
     pass.grid = dim3(wide_k, rows, ceil_div(N - 2, pass.shape.tile_i));
     return pass;
