@@ -192,8 +192,6 @@ def fused_sweep(root):
                   "best S: at how many N"], ["---", "---:", "---:", "---:", "---:", "---:", "---"], rows)
 
 
-# --- stage 10 --------------------------------------------------------------------------------------
-
 def fused_ncu(root, path=FUSED_NCU):
     """Stage 08's pass (the wide tiles and the narrow last column, float, S = 4) under Nsight Compute:
     per update kept, and the two kernels' times one after the other beside the pass timed without it."""
@@ -209,6 +207,8 @@ def fused_ncu(root, path=FUSED_NCU):
                   "wide + narrow (µs)", "pass (µs)", "speed-up over stage 07 (stage 08's rate)"],
                  ["---:", "---", "---:", "---:", "---:", "---:", "---:", "---:"], rows)
 
+
+# --- stage 10 --------------------------------------------------------------------------------------
 
 def high_order_orders(root):
     """Stage 10's three kernels per order at N = 512 and 256: median ms, speed-up over the basic
