@@ -82,13 +82,14 @@ __device__ unsigned int ghost_source(bool low, unsigned int N, Boundary bc) {
 }
 
 // The face ghosts whose values a thread has just computed (Neumann, periodic): where its cells
-// include the source of its row's ghost at k = 0 or N-1, it writes that ghost; where its row j is
+// include the source of its row's ghost at k = 0 or N-1, it writes that ghost (unless its caller
+// wrote it with the cells: lowDone, highDone); where its row j is
 // the source of a ghost row (j = 0 or N-1) of plane i, or its plane i the source of a ghost plane
 // (i = 0 or N-1), it writes its cells there too, k = first..first+W-1 as the state cells among
 // them. So every face ghost is written by the step itself, one pass, no kernel of its own.
 template <int W, class T>
 __device__ void store_face_ghosts(T* out, const Cells<T, W>& u, unsigned int i, unsigned int j, int first,
-                                  unsigned int N, Boundary bc) {
+                                  unsigned int N, Boundary bc, bool lowDone = false, bool highDone = false) {
     const unsigned int low = ghost_source(true, N, bc), high = ghost_source(false, N, bc);
     auto put = [&](unsigned int gi, unsigned int gj) {
         T* row = out + (size_t(gi) * N + gj) * N;
@@ -99,8 +100,8 @@ __device__ void store_face_ghosts(T* out, const Cells<T, W>& u, unsigned int i, 
     if (holds(low) || holds(high)) {  // two threads of a row: the others skip the loop
         T* row = out + (size_t(i) * N + j) * N;
         for (int e = 0; e < W; ++e) {
-            if (first + e == int(low)) row[0] = from_arith<T>(u.v[e]);
-            if (first + e == int(high)) row[N - 1] = from_arith<T>(u.v[e]);
+            if (first + e == int(low) && !lowDone) row[0] = from_arith<T>(u.v[e]);
+            if (first + e == int(high) && !highDone) row[N - 1] = from_arith<T>(u.v[e]);
         }
     }
     if (j == low) put(i, 0);
@@ -133,8 +134,9 @@ __device__ Cells<T, W> explicit_step(const Cells<T, W>& prev, const Cells<T, W>&
 // ends of each row (k = 0, N-1) share a 32-byte sector with cells this kernel writes anyway, and
 // the ghost rows and planes are written by the threads that computed their values
 // (store_face_ghosts), so no second kernel reads the new state back. WithSource adds source[cell]
-// (Jacobi).
-template <int W, class T, bool WithSource>
+// (Jacobi). Neumann boundaries have an instance of their own (IsNeumann), whose row ends are
+// written whole; the others share one.
+template <int W, class T, bool WithSource, bool IsNeumann>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, true>))
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
                  unsigned int zChunk, Boundary bc, Arith<T> r) {
@@ -180,12 +182,32 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
         }
         if (active) {
             T* row = out + (i * N + j) * N;
-            store_state_cells(row, u, k, N);
-            if (bc == Boundary::Dirichlet) {  // the row's ghosts again, with their own value: sectors written whole
-                if (k == 0) row[0] = from_arith<T>(curr.v[0]);
-                if (k + W == N) row[N - 1] = from_arith<T>(curr.v[W - 1]);
+            if constexpr (IsNeumann) {
+                // A row's first (last) access holds its ghost at k = 0 (N-1) and the ghost's source,
+                // the cell beside it: it is written whole, one store where the state cells alone take
+                // W. With the boundary known at compile time, `low` and `high - k` are constants.
+                const unsigned int low = ghost_source(true, N, Boundary::Neumann);
+                const unsigned int high = ghost_source(false, N, Boundary::Neumann);
+                const bool head = k == 0 && low < W, tail = k + W == N && N - 1 - high < W;
+                if (head || tail) {
+                    Cells<T, W> whole = u;
+                    for (int e = 0; e < W; ++e) {
+                        if (head && e == int(low)) whole.v[0] = u.v[e];
+                        if (tail && e == W - 1 - int(N - 1 - high)) whole.v[W - 1] = u.v[e];
+                    }
+                    store_cells<W>(row + k, whole);
+                } else {
+                    store_state_cells(row, u, k, N);
+                }
+                store_face_ghosts(out, u, i, j, int(k), N, Boundary::Neumann, head, tail);
             } else {
-                store_face_ghosts(out, u, i, j, int(k), N, bc);
+                store_state_cells(row, u, k, N);
+                if (bc == Boundary::Dirichlet) {  // the row's ghosts again, with their own value: sectors written whole
+                    if (k == 0) row[0] = from_arith<T>(curr.v[0]);
+                    if (k + W == N) row[N - 1] = from_arith<T>(curr.v[W - 1]);
+                } else {
+                    store_face_ghosts(out, u, i, j, int(k), N, bc);
+                }
             }
         }
         prevBits = currBits;
@@ -391,8 +413,9 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     } else {
         dim3 block(BLOCK_X, BLOCK_Y, 1);
         dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, z));
-        heat_step_kernel<W, T, WithSource><<<grid, block, 0, s>>>(from, static_cast<T*>(out), source, N, z, step.bc,
-                                                                  Arith<T>(step.r));
+        auto kernel = step.bc == Boundary::Neumann ? heat_step_kernel<W, T, WithSource, true>
+                                                   : heat_step_kernel<W, T, WithSource, false>;
+        kernel<<<grid, block, 0, s>>>(from, static_cast<T*>(out), source, N, z, step.bc, Arith<T>(step.r));
     }
     return cudaGetLastError();
 }
@@ -433,7 +456,9 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
                 const auto [kernel, bx] = row_kernel_for<1, T, false>(N);
                 return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(kUnaligned<T>)};
             } else {
-                return KernelShape{reinterpret_cast<const void*>(heat_step_kernel<w.value, T, false>),
+                auto kernel = step.bc == Boundary::Neumann ? heat_step_kernel<w.value, T, false, true>
+                                                           : heat_step_kernel<w.value, T, false, false>;
+                return KernelShape{reinterpret_cast<const void*>(kernel),
                                    dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
             }
         });
