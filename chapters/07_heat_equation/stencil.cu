@@ -38,10 +38,10 @@
 #define TRY_UNALIGNED_HALF_CELLS 8
 #endif
 constexpr unsigned THREADS = 128;  // per block, in every kernel
-// The aligned kernel's blocks: BLOCK_X threads along k by BLOCK_Y rows. At 16, a warp covers 64
-// floats of two rows, so a row of N cells leaves less of its last warp idle than at 32.
+// The aligned kernel's blocks: BLOCK_X threads along k by THREADS / BLOCK_X rows (half as wide
+// where aligned_kernel_for says so). At 16, a warp covers 64 floats of two rows, so a row of N
+// cells leaves less of its last warp idle than at 32.
 constexpr unsigned BLOCK_X = TRY_BLOCK_X;
-constexpr unsigned BLOCK_Y = THREADS / BLOCK_X;
 // The unaligned kernel's threads along k; its rows per block are THREADS / that.
 template <class T> constexpr unsigned kUnalignedX = sizeof(T) == 2 ? TRY_UNALIGNED_HALF_X : TRY_UNALIGNED_X;
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;
@@ -140,14 +140,15 @@ __device__ Cells<T, W> explicit_step(const Cells<T, W>& prev, const Cells<T, W>&
 // the ghost rows and planes are written by the threads that computed their values
 // (store_face_ghosts), so no second kernel reads the new state back. WithSource adds source[cell]
 // (Jacobi). Neumann boundaries have an instance of their own (IsNeumann), whose row ends are
-// written whole; the others share one.
-template <int W, class T, bool WithSource, bool IsNeumann>
+// written whole; the others share one. BX threads along k (aligned_kernel_for says how many).
+template <int W, class T, bool WithSource, bool IsNeumann, unsigned BX>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, true>))
 heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source, unsigned int N,
                  unsigned int zChunk, Boundary bc, Arith<T> r) {
     using A = Arith<T>;
-    unsigned int k = W * (blockIdx.x * BLOCK_X + threadIdx.x);  // this thread's first cell along k
-    unsigned int j = blockIdx.y * BLOCK_Y + threadIdx.y;
+    constexpr unsigned BY = THREADS / BX;
+    unsigned int k = W * (blockIdx.x * BX + threadIdx.x);  // this thread's first cell along k
+    unsigned int j = blockIdx.y * BY + threadIdx.y;
     unsigned int iStart = 1 + blockIdx.z * zChunk;
     unsigned int iEnd = min(iStart + zChunk, N - 1);
     bool active = j >= 1 && j <= N - 2 && k < N;  // no early return: every lane takes part in the shuffles
@@ -174,10 +175,10 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
             up = load_cells<W>(in + at + N);
         }
         const Cells<T, W> prev = widen(prevBits), curr = widen(currBits), next = widen(nextBits);
-        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1, BLOCK_X);  // cell k-1, held by lane - 1
-        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1, BLOCK_X);   // cell k+W, held by lane + 1
+        A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1, BX);  // cell k-1, held by lane - 1
+        A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1, BX);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k > 0) left = to_arith(in[at - 1]);
-        if (lane == BLOCK_X - 1 && active && k + W < N) right = to_arith(in[at + W]);
+        if (lane == BX - 1 && active && k + W < N) right = to_arith(in[at + W]);
         Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
         if constexpr (WithSource) {
             if (active) {
@@ -367,13 +368,17 @@ template <class T, class F> auto with_width(unsigned N, F f) {
     return f(std::integral_constant<int, 1>{});
 }
 
-// The row kernel's threads along k for N: kUnalignedX<T>, but for half and bf16 half as many where
-// that leaves fewer lanes idle at a row's end. A row of N cells is ceil((N + U - 1) / U) accesses
-// (its first starts up to U - 1 cells before it); where narrow blocks take an odd number of
-// blocks for them, blocks twice as wide leave half of their last one idle (lesson 07 measures it).
+// Threads along k for a row of `accesses` accesses, in blocks of `wide` threads: for half and bf16
+// half as many where that leaves fewer lanes idle at a row's end. Where narrow blocks take an odd
+// number of blocks for a row, blocks twice as wide leave half of their last one idle (lesson 07
+// measures it). The row kernel's row is ceil((N + U - 1) / U) accesses (its first starts up to
+// U - 1 cells before it), the aligned kernel's N / W.
+template <class T> unsigned threads_along_k(unsigned accesses, unsigned wide) {
+    return sizeof(T) == 2 && ceil_div(accesses, wide / 2) % 2 == 1 ? wide / 2 : wide;
+}
 template <class T> unsigned row_threads(unsigned N) {
-    constexpr unsigned U = kUnaligned<T>, wide = kUnalignedX<T>, narrow = wide / 2;
-    return sizeof(T) == 2 && ceil_div(N + U - 1, U * narrow) % 2 == 1 ? narrow : wide;
+    constexpr unsigned U = kUnaligned<T>;
+    return threads_along_k<T>(ceil_div(N + U - 1, U), kUnalignedX<T>);
 }
 
 // The row kernel's instance for N and its threads along k, row_threads<T>(N) (the launcher and
@@ -408,6 +413,26 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
     }
 }
 
+// The aligned kernel's instance for N and the boundary condition, and its threads along k (the
+// launcher and heat_kernel_shape both take them from here): threads_along_k for half and bf16 in
+// 16-byte accesses; with 8-byte ones (N % 8 = 4) narrow blocks lost (lesson 07), so BLOCK_X.
+template <int W, class T, bool WithSource>
+auto aligned_kernel_for(unsigned N, Boundary bc) {
+    constexpr unsigned wide = BLOCK_X;
+    const bool neumann = bc == Boundary::Neumann;
+    auto kernel = neumann ? heat_step_kernel<W, T, WithSource, true, wide> : heat_step_kernel<W, T, WithSource, false, wide>;
+    unsigned bx = wide;
+    if constexpr (sizeof(T) == 2 && W * sizeof(T) == 16) {
+        constexpr unsigned narrow = wide / 2;
+        if (threads_along_k<T>(N / W, wide) == narrow) {
+            bx = narrow;
+            kernel = neumann ? heat_step_kernel<W, T, WithSource, true, narrow>
+                             : heat_step_kernel<W, T, WithSource, false, narrow>;
+        }
+    }
+    return std::make_pair(kernel, bx);
+}
+
 template <int W, class T, bool WithSource>
 Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     const T* from = static_cast<const T*>(in);
@@ -416,10 +441,9 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access
         launch_unaligned<T, WithSource>(from, static_cast<T*>(out), source, N, z, step, s);
     } else {
-        dim3 block(BLOCK_X, BLOCK_Y, 1);
-        dim3 grid(ceil_div(N, W * BLOCK_X), ceil_div(N, BLOCK_Y), ceil_div(N - 2, z));
-        auto kernel = step.bc == Boundary::Neumann ? heat_step_kernel<W, T, WithSource, true>
-                                                   : heat_step_kernel<W, T, WithSource, false>;
+        const auto [kernel, bx] = aligned_kernel_for<W, T, WithSource>(N, step.bc);
+        dim3 block(bx, THREADS / bx, 1);
+        dim3 grid(ceil_div(N, W * bx), ceil_div(N, THREADS / bx), ceil_div(N - 2, z));
         kernel<<<grid, block, 0, s>>>(from, static_cast<T*>(out), source, N, z, step.bc, Arith<T>(step.r));
     }
     return cudaGetLastError();
@@ -458,10 +482,8 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
                 const auto [kernel, bx] = row_kernel_for<1, T, false>(N);
                 return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(kUnaligned<T>)};
             } else {
-                auto kernel = step.bc == Boundary::Neumann ? heat_step_kernel<w.value, T, false, true>
-                                                           : heat_step_kernel<w.value, T, false, false>;
-                return KernelShape{reinterpret_cast<const void*>(kernel),
-                                   dim3(BLOCK_X, BLOCK_Y, 1), unsigned(w.value)};
+                const auto [kernel, bx] = aligned_kernel_for<w.value, T, false>(N, step.bc);
+                return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(w.value)};
             }
         });
     });
