@@ -88,10 +88,10 @@ __device__ unsigned int ghost_source(bool low, unsigned int N, Boundary bc) {
 
 // The face ghosts whose values a thread has just computed (Neumann, periodic): where its cells
 // include the source of its row's ghost at k = 0 or N-1, it writes that ghost (unless its caller
-// wrote it with the cells: lowDone, highDone); where its row j is
-// the source of a ghost row (j = 0 or N-1) of plane i, or its plane i the source of a ghost plane
-// (i = 0 or N-1), it writes its cells there too, k = first..first+W-1 as the state cells among
-// them. So every face ghost is written by the step itself, one pass, no kernel of its own.
+// wrote it with the cells: lowDone, highDone); where its row j is the source of a ghost row
+// (j = 0 or N-1) of plane i, or its plane i the source of a ghost plane (i = 0 or N-1), it writes
+// its cells there too, k = first..first+W-1 as the state cells among them. So every face ghost is
+// written by the step itself, one pass, no kernel of its own.
 template <int W, class T>
 __device__ void store_face_ghosts(T* out, const Cells<T, W>& u, unsigned int i, unsigned int j, int first,
                                   unsigned int N, Boundary bc, bool lowDone = false, bool highDone = false) {
@@ -420,7 +420,8 @@ template <int W, class T, bool WithSource>
 auto aligned_kernel_for(unsigned N, Boundary bc) {
     constexpr unsigned wide = BLOCK_X;
     const bool neumann = bc == Boundary::Neumann;
-    auto kernel = neumann ? heat_step_kernel<W, T, WithSource, true, wide> : heat_step_kernel<W, T, WithSource, false, wide>;
+    auto kernel = neumann ? heat_step_kernel<W, T, WithSource, true, wide>
+                          : heat_step_kernel<W, T, WithSource, false, wide>;
     unsigned bx = wide;
     if constexpr (sizeof(T) == 2 && W * sizeof(T) == 16) {
         constexpr unsigned narrow = wide / 2;
