@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Tests for plots/plot.py and plots/results_schema.py (no GPU needed).
 
-    python3 tests/test_plots.py
+    python3 tests/test_plots.py [data | figures | heat-figures ...]   (no group: all of them)
 
-Exit status 0: all passed; 1: a test failed; 77: matplotlib is missing (SKIP; the schema
-tests still run first, and a failure there is still a failure).
+Exit status 0: all passed; 1: a test failed; 2: no such group; 77: matplotlib is missing for a
+group that draws (SKIP; groups named before it still ran, and a failure there is still a failure).
 
 What is tested:
 - the schema validator accepts tests/fixtures/results_small.json and rejects each kind of
@@ -865,6 +865,11 @@ def plot_tests():
                 check_png(p)
         assert any(f"runs[{i}]" in n and "failed its check" in n for n in notes), notes
 
+
+
+def heat_plot_tests():
+    import plot  # plots/plot.py; needs matplotlib
+
     @test
     def no_heat_draws_the_old_figures_and_removes_stale_heat_ones():
         for absent in ("null", "missing"):
@@ -1636,27 +1641,39 @@ sys.exit(1 if fail else 0)
 """
 
 
-def main():
-    schema_tests()
-    sweep_tests()
-    bench_tests()
-    high_order_tests()
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        if failures:
-            print(f"{len(failures)} test(s) failed: {', '.join(failures)}")
-            return 1
-        print("SKIP: matplotlib is not installed, so no figure can be drawn "
-              "(python3 -m pip install -r requirements.txt); the schema tests passed")
-        return 77
-    plot_tests()
+GROUPS = {  # one Meson test each, so that no one of them nears its timeout on a slow machine
+    "data": [schema_tests, sweep_tests, bench_tests, high_order_tests],
+    "figures": [plot_tests],
+    "heat-figures": [heat_plot_tests],
+}
+NEEDS_MATPLOTLIB = {"figures", "heat-figures"}
+
+
+def main(argv):
+    groups = argv or list(GROUPS)
+    unknown = [g for g in groups if g not in GROUPS]
+    if unknown:
+        print(f"test_plots.py: no test group {', '.join(unknown)} (the groups: {', '.join(GROUPS)})")
+        return 2
+    for group in groups:
+        if group in NEEDS_MATPLOTLIB:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                if failures:
+                    print(f"{len(failures)} test(s) failed: {', '.join(failures)}")
+                    return 1
+                print(f"SKIP: matplotlib is not installed, so the {group} group can draw nothing "
+                      "(python3 -m pip install -r requirements.txt)")
+                return 77
+        for tests in GROUPS[group]:
+            tests()
     if failures:
         print(f"{len(failures)} test(s) failed: {', '.join(failures)}")
         return 1
-    print("all plot tests passed")
+    print(f"all plot tests passed ({', '.join(groups)})")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
