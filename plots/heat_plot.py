@@ -307,6 +307,9 @@ def fused_pairs(records):
     return n, S, {pair: (rate["08"], rate["07"]) for pair, rate in rates.items() if len(rate) == 2}
 
 
+TIMED = ("measured", "timed")  # a sweep's series, checked then timed; a runs file's, timed only (its binary checked elsewhere)
+
+
 def best_fused(heat):
     """Stage 08 at its best S at every N of a sweep's heat part (sweep.py: one series per S):
     {(bc, precision): [point, ...]} in the order of N, each the point of the S whose speed-up over
@@ -314,7 +317,7 @@ def best_fused(heat):
     Only the S measured at that N count; an N where none was compared with stage 07 is left out."""
     best = {}
     for s in heat["series"]:
-        if not s["stage"].startswith("08") or s["status"] != "measured":
+        if not s["stage"].startswith("08") or s["status"] not in TIMED:
             continue
         at = best.setdefault((s["bc"], s["precision"]), {})
         for p in s["points"]:

@@ -24,7 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-from heat_plot import best_fused, best_s_wins, fused_pairs as pair_rates, loop_rate
+from heat_plot import TIMED, best_fused, best_s_wins, fused_pairs as pair_rates, loop_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU = "nvidia-h100-80gb-hbm3"  # the GPU whose results the lessons quote
@@ -35,7 +35,8 @@ ORDERS_SWEEP = f"plots/results/runs/stage10_sweep-{GPU}.json"
 ORDERS_NCU = f"plots/results/runs/stage10_ncu-{GPU}.json"
 FUSED_NCU = f"plots/results/runs/stage08_ncu_two_launches-{GPU}.json"
 FUSED_NCU_FINAL = f"plots/results/runs/stage08_ncu_final-{GPU}.json"
-QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_NCU, FUSED_NCU, FUSED_NCU_FINAL)  # every results file a table is made from
+EVERY_N = f"plots/results/runs/stage07_every_n-{GPU}.json"  # stage 07 at the sweep's sizes, after the sweep's code
+QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_NCU, FUSED_NCU, FUSED_NCU_FINAL, EVERY_N)  # every results file a table is made from
 
 BEGIN = re.compile(r"^<!-- table (\w+): made from the shipped results by plots/lesson_tables\.py -->$")
 END = "<!-- end table -->"
@@ -97,7 +98,7 @@ def heat_n512(root):
 
 def _series(heat, stage, bc, precision):
     for s in heat["series"]:
-        if s["stage"].startswith(stage) and (s["bc"], s["precision"]) == (bc, precision) and s["status"] == "measured":
+        if s["stage"].startswith(stage) and (s["bc"], s["precision"]) == (bc, precision) and s["status"] in TIMED:
             return {p["n"]: p for p in s["points"]}
     return None
 
@@ -108,10 +109,11 @@ def _half_over_float(heat, bc):
     return {n: half[n]["updates_per_s"] / single[n]["updates_per_s"] for n in half if n in single and n >= 384}
 
 
-def heat_sweep(root):
-    """Stage 07's share of a copy over the sweep: at the multiples of the vector width (4 cells in
-    float, 8 in half) and elsewhere, the least with its N, N = 512; then half over float."""
-    heat = _load(root, SWEEP)["heat"]
+def heat_sweep(root, path=SWEEP):
+    """Stage 07's share of a copy over the sweep (or the file at path, in its shape): at the multiples
+    of the vector width (4 cells in float, 8 in half) and elsewhere, the least with its N, N = 512;
+    then half over float."""
+    heat = _load(root, path)["heat"]
     rows = []
     for precision in ("float", "half"):
         for bc in ("dirichlet", "neumann", "periodic"):
@@ -190,6 +192,22 @@ def fused_sweep(root):
                      ", ".join(f"{S}: {wins[S]}" for S in sorted(wins))])
     return _rows(["series", "least", "least, N a multiple of 4", "least, other N", "N = 512", "most",
                   "best S: at how many N"], ["---", "---:", "---:", "---:", "---:", "---:", "---"], rows)
+
+
+def fused_half_every_n(root):
+    """Stage 08 in half at its best S over stage 07 in half, both from the every-N run (EVERY_N),
+    at each N where it timed stage 08, and how often each S was the best."""
+    best = best_fused(_load(root, EVERY_N)["heat"])
+    keys = [(bc, "half") for bc in BOUNDARY_NAME if (bc, "half") in best]
+    sizes = [p["n"] for p in best[keys[0]]]
+    rows = []
+    for key in keys:
+        at = {p["n"]: p for p in best[key]}
+        wins = best_s_wins(best[key])
+        rows.append([f"08 {BOUNDARY_NAME[key[0]]} half"] + [f"{at[n]['speedup_over_07']:.2f}×" for n in sizes]
+                    + [", ".join(f"{S}: {wins[S]}" for S in sorted(wins))])
+    return _rows(["series"] + [f"N = {n}" for n in sizes] + ["best S: at how many N"],
+                 ["---"] + ["---:"] * len(sizes) + ["---"], rows)
 
 
 def fused_ncu(root, path=FUSED_NCU):
@@ -309,13 +327,17 @@ def stage_table_phrases(root):
     roofline = [p["fraction_of_copy"] for p in sweep["points"] if p["stage"] == "06_roofline" and 256 <= p["n"] <= 1024]
     rows["| [06 the roofline]"].append(f"({_percent_span(roofline)} at every N from 256 to 1024)")
     heat = sweep["heat"]
-    dirichlet = _series(heat, "07", "dirichlet", "float")
-    ratio = {bc: _half_over_float(heat, bc) for bc in ("dirichlet", "periodic")}
+    today = _load(root, EVERY_N)["heat"]  # stage 07's row: its run of today's code
+    dirichlet = _series(today, "07", "dirichlet", "float")
+    ratio = {bc: _half_over_float(today, bc) for bc in ("dirichlet", "neumann", "periodic")}
     rows["| [07 the time loop]"] = [
         f"Dirichlet at least {_pct(min(p['fraction_of_copy'] for p in dirichlet.values()))} at every N",
         f"half {ratio['dirichlet'][512]:.2f}× float at N = 512 (Dirichlet)",
         f"{_times_span(ratio['dirichlet'].values())} at every N from 384 (Dirichlet)",
-        f"{_times_span(ratio['periodic'].values())} (periodic)"]
+        f"at least {min(x for r in ratio.values() for n, x in r.items() if n % 8 == 0):.2f}× at every multiple "
+        "of 8 from 384 under every boundary condition",
+        f"{_times_span([x for n, x in ratio['neumann'].items() if n % 8])} (Neumann) and "
+        f"{_times_span([x for n, x in ratio['periodic'].items() if n % 8])} (periodic) off them"]
     pairs = {key: rate08 / rate07 for key, (rate08, rate07) in _fused_pair_rates(root).items()}
     speedup = {p["n"]: p["speedup_over_07"] for p in best_fused(heat)[("dirichlet", "float")]}
     rows["| [08 temporal blocking]"] = [
@@ -351,7 +373,8 @@ def missing_phrases(root):
     return missing
 
 
-TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "fused_over_s": fused_over_s,
+TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "heat_every_n": lambda root: heat_sweep(root, EVERY_N),
+          "fused_half_every_n": fused_half_every_n, "fused_over_s": fused_over_s,
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
           "high_order_sweep": high_order_sweep, "high_order_model": high_order_model,
           "high_order_ncu": high_order_ncu, "fused_ncu": fused_ncu,
