@@ -176,6 +176,12 @@ def fused_pairs(root):
     return _rows(["boundaries"] + list(precisions), ["---"] + ["---:"] * len(precisions), rows)
 
 
+def _best_s_counts(pts):
+    """'3: 18, 4: 77': at how many of best_fused's points each S was the best, in the order of S."""
+    wins = best_s_wins(pts)
+    return ", ".join(f"{S}: {wins[S]}" for S in sorted(wins))
+
+
 def fused_sweep(root):
     """Stage 08 at its best S at each N (heat_plot.best_fused) over the sweep: its least speed-up over
     stage 07 (same N, boundaries and precision), at the multiples of 4 and elsewhere, at N = 512, the
@@ -185,11 +191,10 @@ def fused_sweep(root):
         at = {p["n"]: p for p in pts}
         text = lambda p: f"{p['speedup_over_07']:.2f}× ({p['n']}, S = {p['fused_steps']})"
         least = lambda ps: text(min(ps, key=lambda p: p["speedup_over_07"]))
-        wins = best_s_wins(pts)
         rows.append([f"08 {BOUNDARY_NAME[bc]} {precision}", least(pts), least([p for p in pts if p["n"] % 4 == 0]),
                      least([p for p in pts if p["n"] % 4]), text(at[512]),
                      text(max(pts, key=lambda p: p["speedup_over_07"])),
-                     ", ".join(f"{S}: {wins[S]}" for S in sorted(wins))])
+                     _best_s_counts(pts)])
     return _rows(["series", "least", "least, N a multiple of 4", "least, other N", "N = 512", "most",
                   "best S: at how many N"], ["---", "---:", "---:", "---:", "---:", "---:", "---"], rows)
 
@@ -203,9 +208,8 @@ def fused_half_every_n(root):
     rows = []
     for key in keys:
         at = {p["n"]: p for p in best[key]}
-        wins = best_s_wins(best[key])
         rows.append([f"08 {BOUNDARY_NAME[key[0]]} half"] + [f"{at[n]['speedup_over_07']:.2f}×" for n in sizes]
-                    + [", ".join(f"{S}: {wins[S]}" for S in sorted(wins))])
+                    + [_best_s_counts(best[key])])
     return _rows(["series"] + [f"N = {n}" for n in sizes] + ["best S: at how many N"],
                  ["---"] + ["---:"] * len(sizes) + ["---"], rows)
 
