@@ -418,20 +418,16 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
 // 16-byte accesses; with 8-byte ones (N % 8 = 4) narrow blocks lost (lesson 07), so BLOCK_X.
 template <int W, class T, bool WithSource>
 auto aligned_kernel_for(unsigned N, Boundary bc) {
-    constexpr unsigned wide = BLOCK_X;
-    const bool neumann = bc == Boundary::Neumann;
-    auto kernel = neumann ? heat_step_kernel<W, T, WithSource, true, wide>
-                          : heat_step_kernel<W, T, WithSource, false, wide>;
-    unsigned bx = wide;
-    if constexpr (sizeof(T) == 2 && W * sizeof(T) == 16) {
-        constexpr unsigned narrow = wide / 2;
-        if (threads_along_k<T>(N / W, wide) == narrow) {
-            bx = narrow;
-            kernel = neumann ? heat_step_kernel<W, T, WithSource, true, narrow>
-                             : heat_step_kernel<W, T, WithSource, false, narrow>;
-        }
-    }
-    return std::make_pair(kernel, bx);
+    constexpr unsigned wide = BLOCK_X, narrow = BLOCK_X / 2;
+    // The instance for BX threads along k (a compile-time constant) and this boundary condition.
+    auto instance = [&](auto bx) {
+        return std::make_pair(bc == Boundary::Neumann ? heat_step_kernel<W, T, WithSource, true, bx.value>
+                                                      : heat_step_kernel<W, T, WithSource, false, bx.value>,
+                              bx.value);
+    };
+    if constexpr (sizeof(T) == 2 && W * sizeof(T) == 16)
+        if (threads_along_k<T>(N / W, wide) == narrow) return instance(std::integral_constant<unsigned, narrow>{});
+    return instance(std::integral_constant<unsigned, wide>{});
 }
 
 template <int W, class T, bool WithSource>
