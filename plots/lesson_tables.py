@@ -35,7 +35,7 @@ ORDERS_SWEEP = f"plots/results/runs/stage10_sweep-{GPU}.json"
 ORDERS_NCU = f"plots/results/runs/stage10_ncu-{GPU}.json"
 FUSED_NCU = f"plots/results/runs/stage08_ncu_two_launches-{GPU}.json"
 FUSED_NCU_FINAL = f"plots/results/runs/stage08_ncu_final-{GPU}.json"
-EVERY_N = f"plots/results/runs/stage07_every_n-{GPU}.json"  # stage 07 at the sweep's sizes, after the sweep's code
+EVERY_N = f"plots/results/runs/stage07_every_n-{GPU}.json"  # stage 07 at the sweep's sizes: a second run of its code
 QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_NCU, FUSED_NCU, FUSED_NCU_FINAL, EVERY_N)  # every results file a table is made from
 
 BEGIN = re.compile(r"^<!-- table (\w+): made from the shipped results by plots/lesson_tables\.py -->$")
@@ -176,12 +176,6 @@ def fused_pairs(root):
     return _rows(["boundaries"] + list(precisions), ["---"] + ["---:"] * len(precisions), rows)
 
 
-def _best_s_counts(pts):
-    """'3: 18, 4: 77': at how many of best_fused's points each S was the best, in the order of S."""
-    wins = best_s_wins(pts)
-    return ", ".join(f"{S}: {wins[S]}" for S in sorted(wins))
-
-
 def fused_sweep(root):
     """Stage 08 at its best S at each N (heat_plot.best_fused) over the sweep: its least speed-up over
     stage 07 (same N, boundaries and precision), at the multiples of 4 and elsewhere, at N = 512, the
@@ -194,24 +188,9 @@ def fused_sweep(root):
         rows.append([f"08 {BOUNDARY_NAME[bc]} {precision}", least(pts), least([p for p in pts if p["n"] % 4 == 0]),
                      least([p for p in pts if p["n"] % 4]), text(at[512]),
                      text(max(pts, key=lambda p: p["speedup_over_07"])),
-                     _best_s_counts(pts)])
+                     ", ".join(f"{S}: {count}" for S, count in sorted(best_s_wins(pts).items()))])
     return _rows(["series", "least", "least, N a multiple of 4", "least, other N", "N = 512", "most",
                   "best S: at how many N"], ["---", "---:", "---:", "---:", "---:", "---:", "---"], rows)
-
-
-def fused_half_every_n(root):
-    """Stage 08 in half at its best S over stage 07 in half, both from the every-N run (EVERY_N),
-    at each N where it timed stage 08, and how often each S was the best."""
-    best = best_fused(_load(root, EVERY_N)["heat"])
-    keys = [(bc, "half") for bc in BOUNDARY_NAME if (bc, "half") in best]
-    sizes = [p["n"] for p in best[keys[0]]]
-    rows = []
-    for key in keys:
-        at = {p["n"]: p for p in best[key]}
-        rows.append([f"08 {BOUNDARY_NAME[key[0]]} half"] + [f"{at[n]['speedup_over_07']:.2f}×" for n in sizes]
-                    + [_best_s_counts(best[key])])
-    return _rows(["series"] + [f"N = {n}" for n in sizes] + ["best S: at how many N"],
-                 ["---"] + ["---:"] * len(sizes) + ["---"], rows)
 
 
 def fused_ncu(root, path=FUSED_NCU):
@@ -331,9 +310,8 @@ def stage_table_phrases(root):
     roofline = [p["fraction_of_copy"] for p in sweep["points"] if p["stage"] == "06_roofline" and 256 <= p["n"] <= 1024]
     rows["| [06 the roofline]"].append(f"({_percent_span(roofline)} at every N from 256 to 1024)")
     heat = sweep["heat"]
-    today = _load(root, EVERY_N)["heat"]  # stage 07's row: its run of today's code
-    dirichlet = _series(today, "07", "dirichlet", "float")
-    ratio = {bc: _half_over_float(today, bc) for bc in ("dirichlet", "neumann", "periodic")}
+    dirichlet = _series(heat, "07", "dirichlet", "float")
+    ratio = {bc: _half_over_float(heat, bc) for bc in ("dirichlet", "neumann", "periodic")}
     rows["| [07 the time loop]"] = [
         f"Dirichlet at least {_pct(min(p['fraction_of_copy'] for p in dirichlet.values()))} at every N",
         f"half {ratio['dirichlet'][512]:.2f}× float at N = 512 (Dirichlet)",
@@ -378,7 +356,7 @@ def missing_phrases(root):
 
 
 TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "heat_every_n": lambda root: heat_sweep(root, EVERY_N),
-          "fused_half_every_n": fused_half_every_n, "fused_over_s": fused_over_s,
+          "fused_over_s": fused_over_s,
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
           "high_order_sweep": high_order_sweep, "high_order_model": high_order_model,
           "high_order_ncu": high_order_ncu, "fused_ncu": fused_ncu,
