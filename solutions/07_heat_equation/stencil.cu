@@ -29,6 +29,9 @@
 #ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK would outgrow the L2 (common/l2_planes.h)
 #define TRY_SMALL_Z 2
 #endif
+#ifndef TRY_NEUMANN_RUN_IDLE  // float under Neumann boundaries: the plane run where the row kernel
+#define TRY_NEUMANN_RUN_IDLE 20  // would idle this % of its lanes or more (0: always, 101: never)
+#endif
 #ifndef TRY_HALF_CELLS  // half and bf16 cells per thread (8: one 16-byte access)
 #define TRY_HALF_CELLS 8
 #endif
@@ -237,8 +240,9 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
 // with the rows, so nothing is kept in registers from one plane to the next (the L1 cache serves
 // the repeats).
 //
-// Neumann and periodic: the threads of a block take rows, a row's accesses each. A thread whose
-// cells are sources of face ghosts writes those ghosts (store_face_ghosts), as in the aligned kernel.
+// The row kernel (periodic; Neumann but where neumann_plane_run says): the threads of a block take
+// rows, a row's accesses each. A thread whose cells are sources of face ghosts writes those ghosts
+// (store_face_ghosts), as in the aligned kernel.
 template <int W, int RN, class T, bool WithSource, unsigned BX>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
@@ -290,17 +294,85 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
     }
 }
 
-// Dirichlet: the threads take a plane's rows 1..N-2 as one run of accesses, thread c of a plane the
-// cells at..at+W-1, at = (the run's start rounded down to W) + W·c. No lane idles at the end of a
-// row (a row of N = 257 floats is 65 accesses: the row kernel's 96 threads leave a third idle). A
-// thread's cells may straddle two rows (more where N < W): it finds the first one's row and column
-// (a division per plane) and walks on from there. Ghosts keep their own value, and every access is
-// written whole (whole 32-byte sectors). Neumann and periodic ghosts would have to be written row
-// by row by every thread whose cells straddle a row's end: slower than the row kernel (lesson 07).
-template <int W, int RN, class T, bool WithSource>
+// Neumann in the plane run: the thread's new cells u (cells at..at+W-1, the first in row j0,
+// column k0) and the face ghosts whose sources they are. A row-end ghost lies among the cells of
+// the run, so it must not be written with a stale value: it takes the new value of the cell beside
+// it (its source), which this thread holds or the next lane does (before: new cell at-1, after:
+// new cell at+W), and the access is still written whole. Where that lane is in another warp, the
+// source writes the ghost itself. Cells of the ghost rows (j = 0, N-1) at the run's ends are left
+// to their sources; the ghost rows and planes are written by their sources cell by cell, as
+// store_face_ghosts does: 2 rows of N and 2 planes of N.
+template <int W, class T>
+__device__ void store_neumann_run(T* out, Cells<T, W> u, Arith<T> before, Arith<T> after, unsigned int at,
+                                  unsigned int i, int j0, int k0, unsigned int N, unsigned int lane) {
+    const int n = int(N);
+    const unsigned int low = ghost_source(true, N, Boundary::Neumann), high = ghost_source(false, N, Boundary::Neumann);
+    // Cell p starts a row (row j0, or j0+1 where p > 0): cells p-1 (k = N-1) and p (k = 0) are
+    // row-end ghosts where they lie among this thread's.
+    const int p = k0 == 0 ? 0 : n - k0;
+    const int jLast = p > 0 && p < W ? j0 + 1 : j0;
+    // Most threads: cells of state rows that are no ghost row's source, in a plane that is no ghost
+    // plane's source, and every row-end ghost's source in this warp.
+    const bool simple = n >= 2 * W && j0 >= 2 && jLast <= n - 3 && i != low && i != high &&
+                        !(lane == 0 && (p == 1 || k0 == 1)) && !(lane == 31 && (p == W - 1 || k0 + W - 1 == n - 2));
+    const Cells<T, W> v = u;
+    if (simple) {
+        for (int e = 0; e < W; ++e) {
+            if (e == p) u.v[e] = e < W - 1 ? v.v[e + 1] : after;   // k = 0: the new cell k = 1
+            if (e == p - 1) u.v[e] = e > 0 ? v.v[e - 1] : before;  // k = N-1: the new cell k = N-2
+        }
+        store_cells<W>(out + at, u);
+        return;
+    }
+    unsigned int written = 0;  // bit e: cell at+e is in the store below
+    for (int e = 0, j = j0, k = k0; e < W; ++e) {
+        const unsigned int cell = at + e;
+        if (j >= 1 && j <= n - 2) {  // a cell of a state row (not of a ghost row, nor of the planes beside)
+            if (k >= 1 && k <= n - 2) {
+                written |= 1u << e;
+                const T x = from_arith<T>(v.v[e]);
+                if (unsigned(j) == low) out[cell - j * N] = x;             // ghost row 0
+                if (unsigned(j) == high) out[cell + (n - 1 - j) * N] = x;  // ghost row N-1
+                if (i == low) out[cell - i * N * N] = x;                   // ghost plane 0
+                if (i == high) out[cell + (N - 1 - i) * N * N] = x;        // ghost plane N-1
+                // The ghost beside it lies in a lane of another warp: written from here.
+                if (k == 1 && e == 0 && lane == 0) out[cell - 1] = x;
+                if (k == n - 2 && e == W - 1 && lane == 31) out[cell + 1] = x;
+            } else {  // a row-end ghost: the new cell beside it, unless that lies in another warp
+                if (k == 0 && (e < W - 1 || lane < 31)) {
+                    u.v[e] = e < W - 1 ? v.v[e + 1] : after;
+                    written |= 1u << e;
+                }
+                if (k == n - 1 && (e > 0 || lane > 0)) {
+                    u.v[e] = e > 0 ? v.v[e - 1] : before;
+                    written |= 1u << e;
+                }
+            }
+        }
+        if (++k == n) k = 0, ++j;
+    }
+    if (written == (1u << W) - 1) {
+        store_cells<W>(out + at, u);
+    } else {
+        for (int e = 0; e < W; ++e)
+            if (written >> e & 1) out[at + e] = from_arith<T>(u.v[e]);
+    }
+}
+
+// The plane run (Dirichlet; Neumann in float where neumann_plane_run says): the threads take a
+// plane's rows 1..N-2 as one run of accesses, thread c of a plane the cells at..at+W-1,
+// at = (the run's start rounded down to W) + W·c. No lane idles at the end of a row (a row of
+// N = 257 floats is 65 accesses: the row kernel's 96 threads leave a third idle). A thread's cells
+// may straddle two rows (more where N < W): it finds the first one's row and column (a division
+// per plane) and walks on from there. Dirichlet ghosts keep their own value, and every access is
+// written whole (whole 32-byte sectors). Neumann's row-end ghosts take the new cell beside them
+// (store_neumann_run). Periodic ghosts lie at the row's far end: there the row kernel was faster
+// (lesson 07).
+template <int W, int RN, class T, bool WithSource, Boundary BC>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_plane_run(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
                            unsigned int N, unsigned int zChunk, Arith<T> r) {
+    static_assert(BC != Boundary::Periodic, "periodic boundaries take the row kernel");
     using A = Arith<T>;
     const unsigned int plane = N * N, cells = plane * N;
     const unsigned int c = blockIdx.x * THREADS + threadIdx.x;  // this thread's access in a plane's run
@@ -331,16 +403,25 @@ heat_step_kernel_plane_run(const T* __restrict__ in, T* __restrict__ out, const 
                 for (int e = 0; e < W; ++e) u.v[e] += q.v[e];
             }
         }
-        if (!inRun) continue;
-        // Row j and column k of the first cell (j < 0: it lies in plane i-1, where N < W), then of
-        // each: state cells keep the step, ghosts their own value.
-        const int rel = int(at - i * plane), n = int(N);
-        const int j0 = rel >= 0 ? rel / n : -1 - (-rel - 1) / n, k0 = rel - j0 * n;
-        for (int e = 0, j = j0, k = k0; e < W; ++e) {
-            if (j < 1 || j > n - 2 || k < 1 || k > n - 2) u.v[e] = curr.v[e];
-            if (++k == n) k = 0, ++j;
+        if constexpr (BC == Boundary::Dirichlet) {
+            if (!inRun) continue;
+            // Row j and column k of the first cell (j < 0: it lies in plane i-1, where N < W), then of
+            // each: state cells keep the step, ghosts their own value.
+            const int rel = int(at - i * plane), n = int(N);
+            const int j0 = rel >= 0 ? rel / n : -1 - (-rel - 1) / n, k0 = rel - j0 * n;
+            for (int e = 0, j = j0, k = k0; e < W; ++e) {
+                if (j < 1 || j > n - 2 || k < 1 || k > n - 2) u.v[e] = curr.v[e];
+                if (++k == n) k = 0, ++j;
+            }
+            store_cells<W>(out + at, u);
+        } else {
+            const A before = __shfl_up_sync(0xffffffffu, u.v[W - 1], 1);  // new cell at-1, from lane - 1
+            const A after = __shfl_down_sync(0xffffffffu, u.v[0], 1);     // new cell at+W, from lane + 1
+            if (!inRun) continue;
+            const int rel = int(at - i * plane), n = int(N);
+            const int j0 = rel >= 0 ? rel / n : -1 - (-rel - 1) / n, k0 = rel - j0 * n;
+            store_neumann_run<W>(out, u, before, after, at, i, j0, k0, N, lane);
         }
-        store_cells<W>(out + at, u);
     }
 }
 
@@ -386,24 +467,57 @@ auto row_kernel_for(unsigned N) {
                                      : heat_step_kernel_unaligned<U, RN, T, WithSource, narrow>, bx);
 }
 
-// The unaligned kernels for N % kUnaligned<T> = RN, RN a compile-time constant: the plane-run
-// kernel for Dirichlet, the row kernel for Neumann and periodic.
+// Float under Neumann boundaries: the plane run where the row kernel would leave a fifth of its
+// lanes or more idle at a row's end (N = 257: 65 accesses for 96 lanes, a third idle), else the row
+// kernel. The plane run idles no lane, but each access costs it more (a ghost among its cells, the
+// row and column of its first cell). On an H100 it was faster at N = 257-290 and 385-386 (a quarter
+// or a third of the row kernel's lanes idle), slower at 319-354 and from 417 on (a fifth or less;
+// lesson 07).
+template <class T> bool neumann_plane_run(unsigned N) {
+    constexpr unsigned U = kUnaligned<T>;
+    const unsigned accesses = ceil_div(N + U - 1, U), bx = row_threads<T>(N);
+    const unsigned lanes = ceil_div(accesses, bx) * bx;
+    return 100 * (lanes - accesses) >= unsigned(TRY_NEUMANN_RUN_IDLE) * lanes;
+}
+
+// The unaligned kernel for N % kUnaligned<T> = RN (RN a compile-time constant) and the boundary
+// condition, and its block: the plane run for Dirichlet (and Neumann in float at small N), the row
+// kernel for the others. The launcher and heat_kernel_shape both take it from here.
+template <int RN, class T, bool WithSource>
+auto unaligned_kernel_for(unsigned N, Boundary bc) {
+    using Kernel = void (*)(const T*, T*, const T*, unsigned, unsigned, Boundary, Arith<T>);
+    using RunKernel = void (*)(const T*, T*, const T*, unsigned, unsigned, Arith<T>);
+    struct Choice {
+        RunKernel run;  // the plane run, or nullptr for the row kernel
+        Kernel row;
+        unsigned bx;    // the row kernel's threads along k
+    };
+    constexpr int U = kUnaligned<T>;
+    if (bc == Boundary::Dirichlet)
+        return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Dirichlet>, nullptr, 0};
+    if constexpr (sizeof(T) == 4)
+        if (bc == Boundary::Neumann && neumann_plane_run<T>(N))
+            return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Neumann>, nullptr, 0};
+    const auto [kernel, bx] = row_kernel_for<RN, T, WithSource>(N);
+    return Choice{nullptr, kernel, bx};
+}
+
+// The unaligned kernels for N % kUnaligned<T> = RN: unaligned_kernel_for's choice.
 template <class T, bool WithSource, int RN = 1>
 void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned z, const HeatStep& step,
                       cudaStream_t s) {
     if constexpr (RN < kUnaligned<T>) {
         if (N % kUnaligned<T> != RN) return launch_unaligned<T, WithSource, RN + 1>(in, out, source, N, z, step, s);
         constexpr unsigned U = kUnaligned<T>;
-        if (step.bc == Boundary::Dirichlet) {
+        const auto choice = unaligned_kernel_for<RN, T, WithSource>(N, step.bc);
+        if (choice.run != nullptr) {
             const unsigned run = ((N - 2) * N + U - 1) / U + 1;  // accesses a plane's run takes, at most
             dim3 grid(ceil_div(run, THREADS), ceil_div(N - 2, z), 1);
-            heat_step_kernel_plane_run<U, RN, T, WithSource><<<grid, THREADS, 0, s>>>(in, out, source, N, z,
-                                                                                     Arith<T>(step.r));
+            choice.run<<<grid, THREADS, 0, s>>>(in, out, source, N, z, Arith<T>(step.r));
         } else {
-            const auto [kernel, bx] = row_kernel_for<RN, T, WithSource>(N);
-            dim3 block(bx, THREADS / bx, 1);
-            dim3 grid(ceil_div(N + U - 1, U * bx), ceil_div(N, THREADS / bx), ceil_div(N - 2, z));
-            kernel<<<grid, block, 0, s>>>(in, out, source, N, z, step.bc, Arith<T>(step.r));
+            dim3 block(choice.bx, THREADS / choice.bx, 1);
+            dim3 grid(ceil_div(N + U - 1, U * choice.bx), ceil_div(N, THREADS / choice.bx), ceil_div(N - 2, z));
+            choice.row<<<grid, block, 0, s>>>(in, out, source, N, z, step.bc, Arith<T>(step.r));
         }
     }
 }
@@ -471,11 +585,12 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
         using T = decltype(t);
         return with_width<T>(N, [&](auto w) {
             if constexpr (w.value == 1) {  // an unaligned kernel: each RN's instance has the same resources
-                if (step.bc == Boundary::Dirichlet)
-                    return KernelShape{reinterpret_cast<const void*>(heat_step_kernel_plane_run<kUnaligned<T>, 1, T, false>),
-                                       dim3(THREADS, 1, 1), unsigned(kUnaligned<T>)};
-                const auto [kernel, bx] = row_kernel_for<1, T, false>(N);
-                return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(kUnaligned<T>)};
+                const auto choice = unaligned_kernel_for<1, T, false>(N, step.bc);
+                if (choice.run != nullptr)
+                    return KernelShape{reinterpret_cast<const void*>(choice.run), dim3(THREADS, 1, 1),
+                                       unsigned(kUnaligned<T>)};
+                return KernelShape{reinterpret_cast<const void*>(choice.row), dim3(choice.bx, THREADS / choice.bx, 1),
+                                   unsigned(kUnaligned<T>)};
             } else {
                 const auto [kernel, bx] = aligned_kernel_for<w.value, T, false>(N, step.bc);
                 return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(w.value)};
