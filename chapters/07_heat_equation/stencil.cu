@@ -302,7 +302,7 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
 // Neumann in the plane run: the thread's new cells u (cells at..at+W-1, the first in row j0,
 // column k0) and the face ghosts whose sources they are. A row-end ghost lies among the cells of
 // the run, so it must not be written with a stale value: it takes the new value of the cell beside
-// it (its source), which this thread holds or the next lane does (before: new cell at-1, after:
+// it (its source), which this thread holds or a neighbour lane does (before: new cell at-1, after:
 // new cell at+W), and the access is still written whole. Where that lane is in another warp, the
 // source writes the ghost itself. Cells of the ghost rows (j = 0, N-1) at the run's ends are left
 // to their sources; the ghost rows and planes are written by their sources cell by cell, as
@@ -476,8 +476,8 @@ auto row_kernel_for(unsigned N) {
 // lanes or more idle at a row's end (N = 257: 65 accesses for 96 lanes, a third idle), else the row
 // kernel. The plane run idles no lane, but each access costs it more (a ghost among its cells, the
 // row and column of its first cell). On an H100 it was faster at N = 257-290 and 385-386 (a quarter
-// or a third of the row kernel's lanes idle), slower at 319-354 and from 417 on (a fifth or less;
-// lesson 07).
+// or a third of the row kernel's lanes idle), level at 383 and 415-418, slower at 319-354 and from
+// 447 on (a fifth or less; lesson 07).
 template <class T> bool neumann_plane_run(unsigned N) {
     constexpr unsigned U = kUnaligned<T>;
     const unsigned accesses = ceil_div(N + U - 1, U), bx = row_threads<T>(N);
@@ -486,8 +486,8 @@ template <class T> bool neumann_plane_run(unsigned N) {
 }
 
 // The unaligned kernel for N % kUnaligned<T> = RN (RN a compile-time constant) and the boundary
-// condition, and its block: the plane run for Dirichlet (and Neumann in float at small N), the row
-// kernel for the others. The launcher and heat_kernel_shape both take it from here.
+// condition, and its block: the plane run for Dirichlet (and Neumann in float where
+// neumann_plane_run says), the row kernel for the others. The launcher and heat_kernel_shape both take it from here.
 template <int RN, class T, bool WithSource>
 auto unaligned_kernel_for(unsigned N, Boundary bc) {
     using Kernel = void (*)(const T*, T*, const T*, unsigned, unsigned, Boundary, Arith<T>);
