@@ -29,6 +29,12 @@
 #ifndef TRY_SMALL_Z  // planes per thread where Z_CHUNK would outgrow the L2 (common/l2_planes.h)
 #define TRY_SMALL_Z 2
 #endif
+#ifndef TRY_SHORT_Z  // planes per thread below N = TRY_SHORT_Z_BELOW
+#define TRY_SHORT_Z 3
+#endif
+#ifndef TRY_SHORT_Z_BELOW
+#define TRY_SHORT_Z_BELOW 384
+#endif
 #ifndef TRY_NEUMANN_RUN_IDLE  // float under Neumann boundaries: the plane run where the row kernel
 #define TRY_NEUMANN_RUN_IDLE 20  // would idle this % of its lanes or more (0: always, 101: never)
 #endif
@@ -47,6 +53,8 @@ constexpr unsigned BLOCK_X = TRY_BLOCK_X;
 template <class T> constexpr unsigned kUnalignedX = sizeof(T) == 2 ? TRY_UNALIGNED_HALF_X : TRY_UNALIGNED_X;
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;
 constexpr unsigned SMALL_Z = TRY_SMALL_Z;
+constexpr unsigned SHORT_Z = TRY_SHORT_Z;
+constexpr unsigned SHORT_Z_BELOW = TRY_SHORT_Z_BELOW;
 // __launch_bounds__' minimum of blocks per SM: 12 (at most 40 registers a thread), but 8 (64
 // registers) where a thread's cells need more: 8 halves, or the aligned kernel's doubles (at 12
 // they spill). As many only where an SM holds them (common/sm_threads.h).
@@ -539,11 +547,19 @@ auto aligned_kernel_for(unsigned N, Boundary bc) {
     return instance(std::integral_constant<unsigned, wide>{});
 }
 
+// Planes per thread for N: Z_CHUNK, SMALL_Z where a chunk of Z_CHUNK would outgrow the L2
+// (common/l2_planes.h), and SHORT_Z below N = SHORT_Z_BELOW, where a step is short (50-170 us in
+// float on an H100): there chunks of 3 planes measured faster than 4 at N = 258 (by 2.5-3.8 points
+// of a copy, every boundary condition and precision) and 289-290, and level elsewhere (lesson 07).
+template <class T> unsigned planes_for(unsigned N) {
+    return N < SHORT_Z_BELOW ? SHORT_Z : planes_per_thread(N, sizeof(T), Z_CHUNK, SMALL_Z);
+}
+
 template <int W, class T, bool WithSource>
 Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaStream_t s) {
     const T* from = static_cast<const T*>(in);
     const T* source = static_cast<const T*>(step.source);
-    const unsigned z = planes_per_thread(N, sizeof(T), Z_CHUNK, SMALL_Z);  // common/l2_planes.h
+    const unsigned z = planes_for<T>(N);
     if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access
         launch_unaligned<T, WithSource>(from, static_cast<T*>(out), source, N, z, step, s);
     } else {
