@@ -314,9 +314,11 @@ def stage_table_phrases(root):
     # row: the sweep, whose speed-ups divide by the stage 07 of its own run.
     heat07 = _load(root, EVERY_N)["heat"]
     dirichlet = _series(heat07, "07", "dirichlet", "float")
+    neumann = _series(heat07, "07", "neumann", "float")
     ratio = {bc: _half_over_float(heat07, bc) for bc in ("dirichlet", "neumann", "periodic")}
     rows["| [07 the time loop]"] = [
         f"Dirichlet at least {_pct(min(p['fraction_of_copy'] for p in dirichlet.values()))} at every N",
+        f"Neumann at least {_pct(min(p['fraction_of_copy'] for p in neumann.values()))} at every N",
         f"half {ratio['dirichlet'][512]:.2f}× float at N = 512 (Dirichlet)",
         f"{_times_span(ratio['dirichlet'].values())} at every N from 384 (Dirichlet)",
         f"at least {min(x for r in ratio.values() for n, x in r.items() if n % 8 == 0):.2f}× at every multiple "
