@@ -11,8 +11,8 @@
 
 // The sweep of stage 06, in any precision: a thread owns W neighbouring cells along k, loaded in
 // one 16-byte access (4 floats, 2 doubles or 8 halves; fewer when N is not a multiple of W), and
-// walks Z_CHUNK planes along i, its i-1 and i+1 cells in registers and its k-1 and k+W neighbours
-// from the next lanes through shuffles.
+// walks a chunk of planes along i (planes_for), its i-1 and i+1 cells in registers and its k-1 and
+// k+W neighbours from the next lanes through shuffles.
 // The shapes measured best on an H100 (see the lesson); try others with nvcc -DTRY_...=...
 #ifndef TRY_BLOCK_X  // the aligned kernel's threads along k: 32, 16 or 8 (a warp spans 1, 2 or 4 rows)
 #define TRY_BLOCK_X 16
