@@ -309,7 +309,6 @@ def stage_table_phrases(root):
     sweep = _load(root, SWEEP)
     roofline = [p["fraction_of_copy"] for p in sweep["points"] if p["stage"] == "06_roofline" and 256 <= p["n"] <= 1024]
     rows["| [06 the roofline]"].append(f"({_percent_span(roofline)} at every N from 256 to 1024)")
-    heat = sweep["heat"]
     # Stage 07's row: its second run at the sweep's sizes (today's stage 07, lesson 07); stage 08's
     # row: the sweep, whose speed-ups divide by the stage 07 of its own run.
     heat07 = _load(root, EVERY_N)["heat"]
@@ -326,7 +325,7 @@ def stage_table_phrases(root):
         f"{_times_span([x for n, x in ratio['neumann'].items() if n % 8])} (Neumann) and "
         f"{_times_span([x for n, x in ratio['periodic'].items() if n % 8])} (periodic) off them"]
     pairs = {key: rate08 / rate07 for key, (rate08, rate07) in _fused_pair_rates(root).items()}
-    speedup = {p["n"]: p["speedup_over_07"] for p in best_fused(heat)[("dirichlet", "float")]}
+    speedup = {p["n"]: p["speedup_over_07"] for p in best_fused(sweep["heat"])[("dirichlet", "float")]}
     rows["| [08 temporal blocking]"] = [
         f"Dirichlet: {pairs[('dirichlet', 'float')]:.2f}× stage 07 at N = 512",
         f"at least {min(speedup.values()):.2f}× at every N from 256 to 1024",
