@@ -245,11 +245,53 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
     return c;
 }
 
+// load_cells<W>(p), but as one whole access even where only some of its cells are used: the
+// compiler would split it into the 4-byte words it uses (__ldg's access is not split).
+template <int W, class T>
+__device__ Cells<T, W> load_whole(const T* p) {
+    if constexpr (kOneAccess<T, W>) {
+        Stored<T, W> s;
+        s.bits = __ldg(reinterpret_cast<const decltype(s.bits)*>(p));
+        return widen(s);
+    } else {
+        return load_cells<W>(p);
+    }
+}
+
+// The four neighbours of the W cells at `at` that lie off an aligned address: planes i-1 and
+// i+1 (prev, next), rows j-1 and j+1 (down, up), for N % W = RN.
+template <class T, int W> struct Around {
+    Cells<T, W> prev, next, down, up;
+};
+template <int W, int RN, class T>
+__device__ Around<T, W> load_around(const T* in, unsigned int at, unsigned int N) {
+    constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
+    const unsigned int plane = N * N;
+    if (N >= 2 * W) {
+        // No access leaves the grid: a thread's cells lie at most W - 1 cells off a state row, and its
+        // shifted accesses reach at most W cells further, less than the ghost row (N cells) between
+        // a state row's neighbours and the grid's ends. So no test.
+        auto shifted = [&](auto d, unsigned int first) {  // first: cell at+-offset, d cells past an aligned address
+            const Cells<T, W> lo = load_whole<W>(in + (first - d.value));
+            if constexpr (d.value == 0) return lo;
+            const Cells<T, W> hi = load_whole<W>(in + (first - d.value + W));
+            Cells<T, W> c;
+            for (int e = 0; e < W; ++e) c.v[e] = e + d.value < W ? lo.v[e + d.value] : hi.v[e + d.value - W];
+            return c;
+        };
+        return {shifted(std::integral_constant<int, kPrev>{}, at - plane), shifted(std::integral_constant<int, kNext>{}, at + plane),
+                shifted(std::integral_constant<int, kDown>{}, at - N), shifted(std::integral_constant<int, kUp>{}, at + N)};
+    }
+    const long long cells = (long long)plane * N;
+    return {load_shifted<W, kPrev>(in, (long long)at - plane, cells), load_shifted<W, kNext>(in, (long long)at + plane, cells),
+            load_shifted<W, kDown>(in, (long long)at - N, cells), load_shifted<W, kUp>(in, (long long)at + N, cells)};
+}
+
 // For N % W = RN != 0, rows do not start on W-cell boundaries (stage 06's second kernel, in any
 // precision), and two kernels share the work. Both give a thread the W cells of one aligned access
 // (a row's first access starts up to W - 1 cells before it), so its own cells move in whole
 // aligned loads and stores; its neighbours are RN (row j+1), W - RN (row j-1), RN² % W (plane i+1)
-// and W - RN² % W (plane i-1) cells off an aligned address: load_shifted. Along i the cells shift
+// and W - RN² % W (plane i-1) cells off an aligned address: load_around. Along i the cells shift
 // with the rows, so nothing is kept in registers from one plane to the next (the L1 cache serves
 // the repeats).
 //
@@ -269,26 +311,21 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
     const unsigned int iEnd = min(iStart + zChunk, N - 1);
     const unsigned int lane = threadIdx.x;  // in the warp's stretch of this row
     const bool stateRow = j >= 1 && j <= N - 2;
-    constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
     for (unsigned int i = iStart; i < iEnd; ++i) {
         const unsigned int row = (i * N + j) * N;          // cell (i, j, 0)
         const unsigned int at = row / W * W + W * t;       // this thread's cells at..at+W-1
         const int k = int(at) - int(row);                  // the first one's k; < 0 in the row before
         const bool inRow = stateRow && k + W - 1 >= 0 && k <= int(N) - 1;  // a cell of this row
         const bool active = stateRow && k + W - 1 >= 1 && k <= int(N) - 2;  // a state cell of it
-        Cells<T, W> curr{}, prev{}, next{}, down{}, up{};
+        Cells<T, W> curr{};
+        Around<T, W> a{};
         if (inRow) curr = load_cells<W>(in + at);
-        if (active) {
-            prev = load_shifted<W, kPrev>(in, (long long)at - plane, cells);
-            next = load_shifted<W, kNext>(in, (long long)at + plane, cells);
-            down = load_shifted<W, kDown>(in, (long long)at - N, cells);
-            up = load_shifted<W, kUp>(in, (long long)at + N, cells);
-        }
+        if (active) a = load_around<W, RN>(in, at, N);
         A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1, BX);  // cell k-1, held by lane - 1
         A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1, BX);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k >= 1) left = to_arith(in[at - 1]);
         if (lane == BX - 1 && active && k + W <= int(N) - 1) right = to_arith(in[at + W]);
-        Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
+        Cells<T, W> u = explicit_step<T, W>(a.prev, curr, a.next, a.down, a.up, left, right, r);
         if constexpr (WithSource) {
             if (active) {
                 Cells<T, W> q = load_shifted<W, 0>(source, at, cells);
@@ -372,13 +409,37 @@ __device__ void store_neumann_run(T* out, Cells<T, W> u, Arith<T> before, Arith<
     }
 }
 
+// Bit e: cell e of the W cells whose first lies in row j0, column k0 of a plane is a ghost (row
+// or column 0 or N-1). Where N >= W they straddle at most two rows: cells e < p = N - k0 lie in
+// row j0 (the last of them at k = N-1), the others in row j0 + 1 (the first at k = 0).
+template <int W>
+__device__ unsigned int ghost_cells(int j0, int k0, int n) {
+    unsigned int ghosts = 0;
+    if (n < W) {  // a tiny grid: cell by cell
+        for (int e = 0, j = j0, k = k0; e < W; ++e) {
+            if (j < 1 || j > n - 2 || k < 1 || k > n - 2) ghosts |= 1u << e;
+            if (++k == n) k = 0, ++j;
+        }
+        return ghosts;
+    }
+    constexpr unsigned int all = (1u << W) - 1;
+    const int p = n - k0;
+    const unsigned int firstRow = (1u << min(p, W)) - 1;
+    const auto ghostRow = [n](int j) { return unsigned(j - 1) > unsigned(n - 3); };  // j < 1 or j > n-2
+    if (ghostRow(j0)) ghosts |= firstRow;
+    if (ghostRow(j0 + 1)) ghosts |= ~firstRow;
+    if (k0 == 0) ghosts |= 1;                // k = 0
+    if (p <= W) ghosts |= 3u << (p - 1);     // k = N-1, and k = 0 of the next row
+    return ghosts & all;
+}
+
 // The plane run (Dirichlet; Neumann in float where neumann_plane_run says): the threads take a
 // plane's rows 1..N-2 as one run of accesses, thread c of a plane the cells at..at+W-1,
 // at = (the run's start rounded down to W) + W·c. No lane idles at the end of a row (a row of
 // N = 257 floats is 65 accesses: the row kernel's 96 threads leave a third idle). A thread's cells
-// may straddle two rows (more where N < W): it finds the first one's row and column (a division
-// per plane) and walks on from there. Dirichlet ghosts keep their own value, and every access is
-// written whole (whole 32-byte sectors). Neumann's row-end ghosts take the new cell beside them
+// may straddle two rows (more where N < W): it finds the first one's row and column (one division,
+// then per plane a step back) and which of its cells are ghosts (ghost_cells). Dirichlet ghosts
+// keep their own value, and every access is written whole (whole 32-byte sectors). Neumann's row-end ghosts take the new cell beside them
 // (store_neumann_run). Periodic ghosts lie at the row's far end: there the row kernel was faster
 // (lesson 07).
 template <int W, int RN, class T, bool WithSource, Boundary BC>
@@ -387,29 +448,37 @@ heat_step_kernel_plane_run(const T* __restrict__ in, T* __restrict__ out, const 
                            unsigned int N, unsigned int zChunk, Arith<T> r) {
     static_assert(BC != Boundary::Periodic, "periodic boundaries take the row kernel");
     using A = Arith<T>;
-    const unsigned int plane = N * N, cells = plane * N;
     const unsigned int c = blockIdx.x * THREADS + threadIdx.x;  // this thread's access in a plane's run
     const unsigned int iStart = 1 + blockIdx.y * zChunk;
     const unsigned int iEnd = min(iStart + zChunk, N - 1);
     const unsigned int lane = threadIdx.x % 32;
-    constexpr int kUp = RN, kDown = (W - RN) % W, kNext = RN * RN % W, kPrev = (W - RN * RN % W) % W;
+    // Row j0 and column k0 of the thread's first cell, in plane i: at - i·N² = N - m + W·c, m the
+    // run's start mod W (a plane's start moves by N² mod W cells from plane to plane). So one
+    // division here, and per plane a step back of up to W - 1 cells (into the row before, or for
+    // N < W, into rows before; j0 < 0: plane i-1).
+    const int n = int(N), jc = (n + int(W * c)) / n, kc = (n + int(W * c)) % n;  // where m = 0
     for (unsigned int i = iStart; i < iEnd; ++i) {
         const unsigned int first = (i * N + 1) * N, end = (i * N + N - 1) * N;  // cells (i, 1, 0), (i, N-1, 0)
-        const unsigned int at = first / W * W + W * c;  // this thread's cells at..at+W-1
+        const unsigned int m = first % W;
+        const unsigned int at = first - m + W * c;  // this thread's cells at..at+W-1
         const bool inRun = at < end;
-        Cells<T, W> curr{}, prev{}, next{}, down{}, up{};
+        int j0 = jc, k0 = kc - int(m);
+        if (k0 < 0) {  // the row before (a tiny grid, N < W: rows before, j0 < 0 in plane i-1)
+            const int rel = jc * n + k0;
+            j0 = n >= int(W) ? jc - 1 : rel >= 0 ? rel / n : -1 - (-rel - 1) / n;
+            k0 = rel - j0 * n;
+        }
+        Cells<T, W> curr{};
+        Around<T, W> a{};
         if (inRun) {
             curr = load_cells<W>(in + at);
-            prev = load_shifted<W, kPrev>(in, (long long)at - plane, cells);
-            next = load_shifted<W, kNext>(in, (long long)at + plane, cells);
-            down = load_shifted<W, kDown>(in, (long long)at - N, cells);
-            up = load_shifted<W, kUp>(in, (long long)at + N, cells);
+            a = load_around<W, RN>(in, at, N);
         }
         A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1);  // cell at-1, held by lane - 1
         A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1);   // cell at+W, held by lane + 1
         if (lane == 0 && inRun) left = to_arith(in[at - 1]);
         if (lane == 31 && inRun) right = to_arith(in[at + W]);
-        Cells<T, W> u = explicit_step<T, W>(prev, curr, next, down, up, left, right, r);
+        Cells<T, W> u = explicit_step<T, W>(a.prev, curr, a.next, a.down, a.up, left, right, r);
         if constexpr (WithSource) {
             if (inRun) {
                 Cells<T, W> q = load_cells<W>(source + at);
@@ -418,21 +487,14 @@ heat_step_kernel_plane_run(const T* __restrict__ in, T* __restrict__ out, const 
         }
         if constexpr (BC == Boundary::Dirichlet) {
             if (!inRun) continue;
-            // Row j and column k of the first cell (j < 0: it lies in plane i-1, where N < W), then of
-            // each: state cells keep the step, ghosts their own value.
-            const int rel = int(at - i * plane), n = int(N);
-            const int j0 = rel >= 0 ? rel / n : -1 - (-rel - 1) / n, k0 = rel - j0 * n;
-            for (int e = 0, j = j0, k = k0; e < W; ++e) {
-                if (j < 1 || j > n - 2 || k < 1 || k > n - 2) u.v[e] = curr.v[e];
-                if (++k == n) k = 0, ++j;
-            }
+            const unsigned int ghosts = ghost_cells<W>(j0, k0, n);  // they keep their own value
+            for (int e = 0; e < W; ++e)
+                if (ghosts >> e & 1) u.v[e] = curr.v[e];
             store_cells<W>(out + at, u);
         } else {
             const A before = __shfl_up_sync(0xffffffffu, u.v[W - 1], 1);  // new cell at-1, from lane - 1
             const A after = __shfl_down_sync(0xffffffffu, u.v[0], 1);     // new cell at+W, from lane + 1
             if (!inRun) continue;
-            const int rel = int(at - i * plane), n = int(N);
-            const int j0 = rel >= 0 ? rel / n : -1 - (-rel - 1) / n, k0 = rel - j0 * n;
             store_neumann_run<W>(out, u, before, after, at, i, j0, k0, N, lane);
         }
     }
