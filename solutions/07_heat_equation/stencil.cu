@@ -240,8 +240,9 @@ __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) 
     return c;
 }
 
-// load_cells<W>(p), but as one whole access even where only some of its cells are used: the
-// compiler would split it into the 4-byte words it uses (__ldg's access is not split).
+// load_cells<W>(p) through __ldg. Where only some of the cells are used, the compiler narrows a
+// plain load to the words it uses, one 4-byte load each (16 loads a thread for half's shifted
+// neighbours, against 8 through __ldg, which it narrows less).
 template <int W, class T>
 __device__ Cells<T, W> load_whole(const T* p) {
     if constexpr (kOneAccess<T, W>) {
