@@ -232,17 +232,24 @@ heat_step_kernel(const T* __restrict__ in, T* __restrict__ out, const T* __restr
     }
 }
 
+// The W cells that start D cells into the aligned access lo and run on into the next one, hi.
+template <int W, int D, class T>
+__device__ Cells<T, W> shifted_cells(const Cells<T, W>& lo, const Cells<T, W>& hi) {
+    Cells<T, W> c;
+    for (int e = 0; e < W; ++e) c.v[e] = e + D < W ? lo.v[e + D] : hi.v[e + D - W];
+    return c;
+}
+
 // Cells in[at..at+W-1] when `at` lies D cells past a W-aligned address: the two aligned accesses
 // they straddle, and W of their 2W cells. An access that lies partly outside the grid holds no
 // cell that is needed, so it is not made (`at` is signed: in a tiny grid it can lie before it).
 template <int W, int D, class T>
 __device__ Cells<T, W> load_shifted(const T* in, long long at, long long cells) {
-    Cells<T, W> lo{}, hi{}, c;
+    Cells<T, W> lo{}, hi{};
     if (at - D >= 0) lo = load_cells<W>(in + (at - D));
     if constexpr (D == 0) return lo;
     if (at - D + 2 * W <= cells) hi = load_cells<W>(in + (at - D + W));
-    for (int e = 0; e < W; ++e) c.v[e] = e + D < W ? lo.v[e + D] : hi.v[e + D - W];
-    return c;
+    return shifted_cells<W, D>(lo, hi);
 }
 
 // load_cells<W>(p) through __ldg. Where only some of the cells are used, the compiler narrows a
@@ -275,10 +282,7 @@ __device__ Around<T, W> load_around(const T* in, unsigned int at, unsigned int N
         auto shifted = [&](auto d, unsigned int first) {  // first: cell at+-offset, d cells past an aligned address
             const Cells<T, W> lo = load_whole<W>(in + (first - d.value));
             if constexpr (d.value == 0) return lo;
-            const Cells<T, W> hi = load_whole<W>(in + (first - d.value + W));
-            Cells<T, W> c;
-            for (int e = 0; e < W; ++e) c.v[e] = e + d.value < W ? lo.v[e + d.value] : hi.v[e + d.value - W];
-            return c;
+            return shifted_cells<W, d.value>(lo, load_whole<W>(in + (first - d.value + W)));
         };
         return {shifted(std::integral_constant<int, kPrev>{}, at - plane), shifted(std::integral_constant<int, kNext>{}, at + plane),
                 shifted(std::integral_constant<int, kDown>{}, at - N), shifted(std::integral_constant<int, kUp>{}, at + N)};
@@ -440,8 +444,8 @@ __device__ unsigned int ghost_cells(int j0, int k0, int n) {
 // N = 257 floats is 65 accesses: the row kernel's 96 threads leave a third idle). A thread's cells
 // may straddle two rows (more where N < W): it finds the first one's row and column (one division,
 // then per plane a step back) and which of its cells are ghosts (ghost_cells). Dirichlet ghosts
-// keep their own value, and every access is written whole (whole 32-byte sectors). Neumann's row-end ghosts take the new cell beside them
-// (store_neumann_run). Periodic ghosts lie at the row's far end: there the row kernel was faster
+// keep their own value, and every access is written whole (whole 32-byte sectors). Neumann's
+// row-end ghosts take the new cell beside them (store_neumann_run). Periodic ghosts lie at the row's far end: there the row kernel was faster
 // (lesson 07).
 template <int W, int RN, class T, bool WithSource, Boundary BC>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
