@@ -440,8 +440,8 @@ __device__ unsigned int ghost_cells(int j0, int k0, int n) {
 // may straddle two rows (more where N < W): it finds the first one's row and column (one division,
 // then per plane a step back) and which of its cells are ghosts (ghost_cells). Dirichlet ghosts
 // keep their own value, and every access is written whole (whole 32-byte sectors). Neumann's
-// row-end ghosts take the new cell beside them (store_neumann_run). Periodic ghosts lie at the row's far end: there the row kernel was faster
-// (lesson 07).
+// row-end ghosts take the new cell beside them (store_neumann_run). Periodic ghosts lie at the
+// row's far end: there the row kernel was faster (lesson 07).
 template <int W, int RN, class T, bool WithSource, Boundary BC>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_plane_run(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
