@@ -40,6 +40,9 @@
 #ifndef TRY_NEUMANN_RUN_IDLE  // float under Neumann boundaries: the plane run where the row kernel
 #define TRY_NEUMANN_RUN_IDLE 20  // would idle this % of its lanes or more (0: always, 101: never)
 #endif
+#ifndef TRY_HALF_ALIGNED_RUN  // 1: half and bf16 under Dirichlet boundaries take the plane run where
+#define TRY_HALF_ALIGNED_RUN 0  // rows are aligned too (faster on an H200, not yet timed on an H100)
+#endif
 #ifndef TRY_HALF_CELLS  // half and bf16 cells per thread (8: one 16-byte access)
 #define TRY_HALF_CELLS 8
 #endif
@@ -597,7 +600,8 @@ auto unaligned_kernel_for(unsigned N, Boundary bc) {
     return Choice{nullptr, kernel, bx};
 }
 
-// The unaligned kernels for N % kUnaligned<T> = RN: unaligned_kernel_for's choice.
+// The unaligned kernels for N % kUnaligned<T> = RN: unaligned_kernel_for's choice (RN from 0 where
+// aligned_run says so).
 template <class T, bool WithSource, int RN = 1>
 void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned z, const HeatStep& step,
                       cudaStream_t s) {
@@ -616,6 +620,13 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
         }
     }
 }
+
+// Where rows are aligned (W > 1) the aligned kernel runs, but with TRY_HALF_ALIGNED_RUN half and
+// bf16 under Dirichlet boundaries take the plane run: on an H200 it was 0.4 to 16 points of a copy
+// faster at N = 384-1024 with the same instructions per cell, though it reads 29% more from the L2
+// (lesson 07). On an H100 the aligned kernel keeps the L2 at 94% of its peak, so it stays the default.
+template <class T> constexpr bool kAlignedRun = TRY_HALF_ALIGNED_RUN && sizeof(T) == 2;
+template <class T> bool aligned_run(Boundary bc) { return kAlignedRun<T> && bc == Boundary::Dirichlet; }
 
 // The aligned kernel's instance for N and the boundary condition, and its threads along k (the
 // launcher and heat_kernel_shape both take them from here): threads_along_k for half and bf16 in
@@ -650,6 +661,12 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access
         launch_unaligned<T, WithSource>(from, static_cast<T*>(out), source, N, z, step, s);
     } else {
+        if constexpr (kAlignedRun<T>) {
+            if (aligned_run<T>(step.bc)) {  // the plane run, for N % 8 = RN = 0 or 4
+                launch_unaligned<T, WithSource, 0>(from, static_cast<T*>(out), source, N, z, step, s);
+                return cudaGetLastError();
+            }
+        }
         const auto [kernel, bx] = aligned_kernel_for<W, T, WithSource>(N, step.bc);
         dim3 block(bx, THREADS / bx, 1);
         dim3 grid(ceil_div(N, W * bx), ceil_div(N, THREADS / bx), ceil_div(N - 2, z));
@@ -683,15 +700,18 @@ Status run_steps(void* a, void* b, unsigned N, const HeatStep& step, unsigned st
 KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
     return with_storage_type(step.precision, [&](auto t) {
         using T = decltype(t);
+        auto unaligned = [&] {  // an unaligned kernel: each RN's instance has the same resources
+            const auto choice = unaligned_kernel_for<1, T, false>(N, step.bc);
+            if (choice.run != nullptr)
+                return KernelShape{reinterpret_cast<const void*>(choice.run), dim3(THREADS, 1, 1), unsigned(kUnaligned<T>)};
+            return KernelShape{reinterpret_cast<const void*>(choice.row), dim3(choice.bx, THREADS / choice.bx, 1),
+                               unsigned(kUnaligned<T>)};
+        };
         return with_width<T>(N, [&](auto w) {
-            if constexpr (w.value == 1) {  // an unaligned kernel: each RN's instance has the same resources
-                const auto choice = unaligned_kernel_for<1, T, false>(N, step.bc);
-                if (choice.run != nullptr)
-                    return KernelShape{reinterpret_cast<const void*>(choice.run), dim3(THREADS, 1, 1),
-                                       unsigned(kUnaligned<T>)};
-                return KernelShape{reinterpret_cast<const void*>(choice.row), dim3(choice.bx, THREADS / choice.bx, 1),
-                                   unsigned(kUnaligned<T>)};
+            if constexpr (w.value == 1) {
+                return unaligned();
             } else {
+                if (aligned_run<T>(step.bc)) return unaligned();
                 const auto [kernel, bx] = aligned_kernel_for<w.value, T, false>(N, step.bc);
                 return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(w.value)};
             }
