@@ -40,8 +40,8 @@
 #ifndef TRY_NEUMANN_RUN_IDLE  // float under Neumann boundaries: the plane run where the row kernel
 #define TRY_NEUMANN_RUN_IDLE 20  // would idle this % of its lanes or more (0: always, 101: never)
 #endif
-#ifndef TRY_HALF_ALIGNED_RUN  // 1: half and bf16 under Dirichlet boundaries take the plane run where
-#define TRY_HALF_ALIGNED_RUN 0  // rows are aligned too (faster on an H200, not yet timed on an H100)
+#ifndef TRY_HALF_PLANE_RUN  // 1: half and bf16 take the plane run wherever it was faster on an H200
+#define TRY_HALF_PLANE_RUN 0  // (half_plane_run; not yet timed on an H100)
 #endif
 #ifndef TRY_HALF_CELLS  // half and bf16 cells per thread (8: one 16-byte access)
 #define TRY_HALF_CELLS 8
@@ -578,6 +578,41 @@ template <class T> bool neumann_plane_run(unsigned N) {
     return 100 * (lanes - accesses) >= unsigned(TRY_NEUMANN_RUN_IDLE) * lanes;
 }
 
+// With TRY_HALF_PLANE_RUN, half and bf16 take the plane run where that was faster on an H200
+// (lesson 07): under Dirichlet boundaries at every N (where rows are aligned, in place of the
+// aligned kernel: the same instructions per cell, but more accesses in flight), and under Neumann and
+// periodic ones where N is no multiple of 8 (in place of the row kernel, or the aligned kernel in
+// 8-byte accesses), there with a second kernel for the face ghosts (copy_face_ghosts). Not the
+// default: on an H100 the aligned kernel keeps the L2 at 94% of its peak, and the plane run reads
+// more from it.
+template <class T> constexpr bool kHalfPlaneRun = TRY_HALF_PLANE_RUN && sizeof(T) == 2;
+template <class T> bool half_plane_run(unsigned N, Boundary bc) {
+    return kHalfPlaneRun<T> && (bc == Boundary::Dirichlet || N % kUnaligned<T> != 0);
+}
+
+// The face ghosts of a new state that a kernel wrote only the state cells of (the plane run under
+// Neumann and periodic boundaries, half_plane_run): each takes its source's new value
+// (ghost_source), face by face.
+// blockIdx.z is the axis (0: i, 1: j, 2: k), and thread (a, b) copies the low and the high ghost
+// of the face's cell a, b (both 1..N-2): no ghost is another's source, so no order is needed.
+template <class T>
+__global__ void copy_face_ghosts(T* out, unsigned int N, Boundary bc) {
+    const unsigned int b = 1 + blockIdx.x * blockDim.x + threadIdx.x, a = 1 + blockIdx.y;
+    if (b > N - 2) return;
+    const unsigned int low = ghost_source(true, N, bc), high = ghost_source(false, N, bc);
+    auto cell = [&](unsigned int i, unsigned int j, unsigned int k) { return out + (size_t(i) * N + j) * N + k; };
+    if (blockIdx.z == 0) {
+        *cell(0, a, b) = *cell(low, a, b);
+        *cell(N - 1, a, b) = *cell(high, a, b);
+    } else if (blockIdx.z == 1) {
+        *cell(a, 0, b) = *cell(a, low, b);
+        *cell(a, N - 1, b) = *cell(a, high, b);
+    } else {
+        *cell(a, b, 0) = *cell(a, b, low);
+        *cell(a, b, N - 1) = *cell(a, b, high);
+    }
+}
+
 // The unaligned kernel for N % kUnaligned<T> = RN (RN a compile-time constant) and the boundary
 // condition, and its block: the plane run for Dirichlet (and Neumann in float where
 // neumann_plane_run says), the row kernel for the others. The launcher and heat_kernel_shape both take it from here.
@@ -589,10 +624,13 @@ auto unaligned_kernel_for(unsigned N, Boundary bc) {
         RunKernel run;  // the plane run, or nullptr for the row kernel
         Kernel row;
         unsigned bx;    // the row kernel's threads along k
+        bool ghostPass = false;  // the face ghosts are copied after the step (copy_face_ghosts)
     };
     constexpr int U = kUnaligned<T>;
     if (bc == Boundary::Dirichlet)
         return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Dirichlet>, nullptr, 0};
+    if constexpr (kHalfPlaneRun<T>)  // its face ghosts then copied by a second kernel
+        return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Dirichlet>, nullptr, 0, true};
     if constexpr (sizeof(T) == 4)
         if (bc == Boundary::Neumann && neumann_plane_run<T>(N))
             return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Neumann>, nullptr, 0};
@@ -601,7 +639,7 @@ auto unaligned_kernel_for(unsigned N, Boundary bc) {
 }
 
 // The unaligned kernels for N % kUnaligned<T> = RN: unaligned_kernel_for's choice (RN from 0 where
-// aligned_run says so).
+// half_plane_run says so).
 template <class T, bool WithSource, int RN = 1>
 void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned z, const HeatStep& step,
                       cudaStream_t s) {
@@ -613,6 +651,10 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
             const unsigned run = ((N - 2) * N + U - 1) / U + 1;  // accesses a plane's run takes, at most
             dim3 grid(ceil_div(run, THREADS), ceil_div(N - 2, z), 1);
             choice.run<<<grid, THREADS, 0, s>>>(in, out, source, N, z, Arith<T>(step.r));
+            if constexpr (kHalfPlaneRun<T>) {
+                if (choice.ghostPass)  // (N - 2)² cells on each of three axes, two ghosts each
+                    copy_face_ghosts<<<dim3(ceil_div(N - 2, THREADS), N - 2, 3), THREADS, 0, s>>>(out, N, step.bc);
+            }
         } else {
             dim3 block(choice.bx, THREADS / choice.bx, 1);
             dim3 grid(ceil_div(N + U - 1, U * choice.bx), ceil_div(N, THREADS / choice.bx), ceil_div(N - 2, z));
@@ -620,13 +662,6 @@ void launch_unaligned(const T* in, T* out, const T* source, unsigned N, unsigned
         }
     }
 }
-
-// Where rows are aligned (W > 1) the aligned kernel runs, but with TRY_HALF_ALIGNED_RUN half and
-// bf16 under Dirichlet boundaries take the plane run: on an H200 it was 0.4 to 16 points of a copy
-// faster at N = 384-1024 with the same instructions per cell, though it reads 29% more from the L2
-// (lesson 07). On an H100 the aligned kernel keeps the L2 at 94% of its peak, so it stays the default.
-template <class T> constexpr bool kAlignedRun = TRY_HALF_ALIGNED_RUN && sizeof(T) == 2;
-template <class T> bool aligned_run(Boundary bc) { return kAlignedRun<T> && bc == Boundary::Dirichlet; }
 
 // The aligned kernel's instance for N and the boundary condition, and its threads along k (the
 // launcher and heat_kernel_shape both take them from here): threads_along_k for half and bf16 in
@@ -661,8 +696,8 @@ Status launch(const void* in, void* out, unsigned N, const HeatStep& step, cudaS
     if constexpr (W == 1) {  // rows off W-cell boundaries: each thread takes one aligned access
         launch_unaligned<T, WithSource>(from, static_cast<T*>(out), source, N, z, step, s);
     } else {
-        if constexpr (kAlignedRun<T>) {
-            if (aligned_run<T>(step.bc)) {  // the plane run, for N % 8 = RN = 0 or 4
+        if constexpr (kHalfPlaneRun<T>) {
+            if (half_plane_run<T>(N, step.bc)) {  // the plane run, for N % 8 = RN = 0 or 4
                 launch_unaligned<T, WithSource, 0>(from, static_cast<T*>(out), source, N, z, step, s);
                 return cudaGetLastError();
             }
@@ -711,7 +746,7 @@ KernelShape heat_kernel_shape(const HeatStep& step, unsigned N) {
             if constexpr (w.value == 1) {
                 return unaligned();
             } else {
-                if (aligned_run<T>(step.bc)) return unaligned();
+                if (half_plane_run<T>(N, step.bc)) return unaligned();
                 const auto [kernel, bx] = aligned_kernel_for<w.value, T, false>(N, step.bc);
                 return KernelShape{reinterpret_cast<const void*>(kernel), dim3(bx, THREADS / bx, 1), unsigned(w.value)};
             }
