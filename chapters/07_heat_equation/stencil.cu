@@ -615,7 +615,9 @@ __global__ void copy_face_ghosts(T* out, unsigned int N, Boundary bc) {
 
 // The unaligned kernel for N % kUnaligned<T> = RN (RN a compile-time constant) and the boundary
 // condition, and its block: the plane run for Dirichlet (and Neumann in float where
-// neumann_plane_run says), the row kernel for the others. The launcher and heat_kernel_shape both take it from here.
+// neumann_plane_run says; every boundary condition in half with TRY_HALF_PLANE_RUN, then
+// copy_face_ghosts), the row kernel for the others. The launcher and heat_kernel_shape both take
+// it from here.
 template <int RN, class T, bool WithSource>
 auto unaligned_kernel_for(unsigned N, Boundary bc) {
     using Kernel = void (*)(const T*, T*, const T*, unsigned, unsigned, Boundary, Arith<T>);
