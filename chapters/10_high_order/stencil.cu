@@ -80,9 +80,10 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 // ---------------------------------------------------------------------------------------------
 // 3. Streaming (beyond the book, after stage 06): each thread owns four neighbouring cells of one
 // row j, k .. k+3 with k = 4·tx, and walks a chunk of planes along i. A block is FAST_X threads
-// along k, FAST_W = 4·FAST_X cells, and FAST_Y rows along j (8; 16 when N is odd: FastPlan), one
-// thread per row but at R = 4 with 16-byte accesses: there each thread takes two rows, j and
-// j + 8 of a block of 16 (half the halo rows per cell, with a block of 128 threads still).
+// along k, FAST_W = 4·FAST_X cells, and FAST_Y rows along j (16; 8 when N is even but not a
+// multiple of 4, and at R = 2 when N is odd: FastPlan). With 16-byte accesses each thread takes two
+// rows, j and j + 8 of its block's 16 (half the halo rows per cell of 8-row blocks, with 128
+// threads still); else one.
 //  - i-neighbours: a register ring of the thread's four cells in planes i-R .. i+R, and AHEAD more
 //    planes already on their way from memory. The ring is indexed with constants only (the loop
 //    over planes is unrolled by the ring's length), so no register is copied as it moves on.
@@ -119,21 +120,25 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 constexpr int FAST_X = TRY_FAST_X;  // threads along k, four cells each
 constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
 // How the fast kernel of order R with VEC cells per access streams (each choice measured best on an
-// H100; lesson 10):
-//  - ROWS: rows per thread, 2 at R = 4 with 16-byte accesses (a register ring for each), else 1;
+// H100, two rows at R = 1..3 on an H200; lesson 10):
+//  - ROWS: rows per thread, 2 with 16-byte accesses (a register ring for each), else 1;
 //  - Y: its rows (FAST_Y), 16 when accesses are 4 bytes wide (N odd) but at R = 2, else 8·ROWS;
 //  - THREADS: FAST_X · Y / ROWS, and MIN_BLOCKS the blocks per SM that __launch_bounds__ asks
-//    registers for (3 of two rows each, whose rings take 168 registers a thread);
+//    registers for: of two rows each, 4 at R = 2 (128 registers a thread), else 3 (141, 164 and
+//    168 at R = 1, 3, 4; at R = 1 4 blocks lost up to 5 points from N = 832 on, and at R = 3, 4
+//    their 128 registers would spill the rings);
 //  - SPLIT: split barriers (mbarriers) rather than one block barrier per plane;
 //  - HALO_AHEAD: planes whose halo is on its way to shared memory (3; 4 with split barriers in 8
 //    rows or two rows a thread);
-//  - AHEAD: planes of the register ring on their way from memory, and L = 2R + 1 + AHEAD the ring;
+//  - AHEAD: planes of the register ring on their way from memory, and L = 2R + 1 + AHEAD the ring
+//    (5 at R = 3 with two rows: L = 12 takes 6 shared planes, where L = 10 would take 10, past the
+//    48 KB of static shared memory);
 //  - PLANES: shared planes, used in turn: a divisor of L, so that the loop over planes, unrolled by
 //    L, names each shared plane with a constant too. A block barrier needs 4 (the one read now, up
 //    to 3 being filled); split barriers HALO_AHEAD + 2, as a thread may be a plane ahead of others;
 //  - ROW_S: floats per shared row: 4 cells left of the block, FAST_W of it, 4 right, and 8 unused
 //    (the layout the figures of lesson 10 were measured with); none unused in the taller blocks,
-//    so that R = 4's six planes fit the 48 KB of static shared memory.
+//    so that R = 3's and 4's six planes fit the 48 KB of static shared memory.
 // Split barriers wait with mbarrier.try_wait, which needs sm_90 (Hopper) and was measured there;
 // the code built for older GPUs keeps the block barrier everywhere.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -144,13 +149,13 @@ constexpr bool kSplitBarriers = true;
 __host__ __device__ constexpr int smallest_divisor_from(int L, int P) { return L % P == 0 ? P : smallest_divisor_from(L, P + 1); }
 template <int R, int VEC>
 struct FastPlan {
-    static constexpr int ROWS = R == 4 && VEC == 4 ? 2 : 1;
+    static constexpr int ROWS = VEC == 4 ? 2 : 1;
     static constexpr int Y = VEC == 1 && R != 2 ? TRY_FAST_Y_ODD : TRY_FAST_Y * ROWS;
     static constexpr int THREADS = FAST_X * Y / ROWS;
-    static constexpr int MIN_BLOCKS = ROWS == 2 ? 3 : TRY_FAST_MIN_BLOCKS * TRY_FAST_Y / Y;
+    static constexpr int MIN_BLOCKS = ROWS == 2 ? (R == 2 ? 4 : 3) : TRY_FAST_MIN_BLOCKS * TRY_FAST_Y / Y;
     static constexpr bool SPLIT = kSplitBarriers && R >= 3 && VEC != 2;
     static constexpr int HALO_AHEAD = SPLIT && (Y == TRY_FAST_Y || ROWS == 2) ? 4 : 3;
-    static constexpr int AHEAD = SPLIT || (2 * R + 1 + 3) % 4 == 0 ? 3 : 5;
+    static constexpr int AHEAD = SPLIT ? (ROWS == 2 && R == 3 ? 5 : 3) : (2 * R + 1 + 3) % 4 == 0 ? 3 : 5;
     static constexpr int L = 2 * R + 1 + AHEAD;
     static constexpr int PLANES = SPLIT ? smallest_divisor_from(L, HALO_AHEAD + 2) : 4;
     static constexpr int ROW_S = FAST_W + (Y == TRY_FAST_Y ? 16 : 8);
