@@ -82,8 +82,8 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 // row j, k .. k+3 with k = 4·tx, and walks a chunk of planes along i. A block is FAST_X threads
 // along k, FAST_W = 4·FAST_X cells, and FAST_Y rows along j (16; 8 when N is even but not a
 // multiple of 4, and at R = 2 when N is odd: FastPlan). With 16-byte accesses each thread takes two
-// rows, j and j + 8 of its block's 16 (half the halo rows per cell of 8-row blocks, with 128
-// threads still); else one.
+// neighbouring rows, j and j + 1 (half the halo rows per cell of 8-row blocks, with 128 threads
+// still, and the shared rows both rows need are read once); else one.
 //  - i-neighbours: a register ring of the thread's four cells in planes i-R .. i+R, and AHEAD more
 //    planes already on their way from memory. The ring is indexed with constants only (the loop
 //    over planes is unrolled by the ring's length), so no register is copied as it moves on.
@@ -315,7 +315,7 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     using Plan = FastPlan<R, VEC>;
     constexpr bool SPLIT = Plan::SPLIT;
     constexpr int AHEAD = Plan::AHEAD, L = Plan::L, HALO_AHEAD = Plan::HALO_AHEAD, PLANES = Plan::PLANES;
-    constexpr int FAST_Y = Plan::Y, ROWS = Plan::ROWS, THREADS_Y = FAST_Y / ROWS;
+    constexpr int FAST_Y = Plan::Y, ROWS = Plan::ROWS;
     using Plane = SharedPlane<R, FAST_Y, Plan::ROW_S>;
     const int n = int(N);
     const int k0 = blockIdx.x * FAST_W;   // the block's first column; rows start at k = 0
@@ -325,15 +325,15 @@ fast_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned int 
     const int iEnd = min(iStart + int(zChunk), n - R);
     const unsigned int plane = N * N;  // 32-bit unsigned indices, as in the book: N <= 1625
     const int sx = 4 + 4 * threadIdx.x;  // its first cell in the shared plane's rows sy[r]
-    // Per row r of the thread (j0 + ty + r·THREADS_Y): bit e of inside: cell k+e lies in the grid;
+    // Per row r of the thread (j0 + ROWS·ty + r): bit e of inside: cell k+e lies in the grid;
     // own: its cells in plane 0 (a row past the grid: row 0's).
     int j[ROWS], sy[ROWS];
     unsigned inside[ROWS];
     const float* own[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        j[r] = j0 + threadIdx.y + r * THREADS_Y;
-        sy[r] = R + threadIdx.y + r * THREADS_Y;
+        j[r] = j0 + ROWS * threadIdx.y + r;
+        sy[r] = R + ROWS * threadIdx.y + r;
         inside[r] = 0;
         for (int e = 0; e < 4; ++e) inside[r] |= (j[r] < n && k + e < n ? 1u : 0u) << e;
         own[r] = in + ((j[r] < n ? j[r] : 0) * n + k);
