@@ -120,11 +120,11 @@ __global__ void tiled_kernel(const float* in, float* out, unsigned int N, StarCo
 constexpr int FAST_X = TRY_FAST_X;  // threads along k, four cells each
 constexpr int FAST_W = 4 * FAST_X;  // cells along k per block
 // How the fast kernel of order R with VEC cells per access streams (each choice measured best on an
-// H100, two rows at R = 1..3 on an H200; lesson 10):
+// H100, but two rows at R = 1..3, measured on H200s; lesson 10):
 //  - ROWS: rows per thread, 2 with 16-byte accesses (a register ring for each), else 1;
 //  - Y: its rows (FAST_Y), 16 when accesses are 4 bytes wide (N odd) but at R = 2, else 8·ROWS;
 //  - THREADS: FAST_X · Y / ROWS, and MIN_BLOCKS the blocks per SM that __launch_bounds__ asks
-//    registers for: of two rows each, 4 at R = 2 (128 registers a thread), else 3 (141, 164 and
+//    registers for: of two rows each, 4 at R = 2 (128 registers a thread), else 3 (134, 162 and
 //    168 at R = 1, 3, 4; at R = 1 4 blocks lost up to 5 points from N = 832 on, and at R = 3, 4
 //    their 128 registers would spill the rings);
 //  - SPLIT: split barriers (mbarriers) rather than one block barrier per plane;
