@@ -241,14 +241,20 @@ def high_order_model(root):
     at = {(r["order"], r["kernel"]): r for r in records}
     orders = sorted({r["order"] for r in records})
     tiled = {at[(R, "tiled")]["tile"]["in_tile_dim"] for R in orders}
-    fast_z = {at[(R, "fast")]["tile"]["z_coarsening"] for R in orders}
-    if len(tiled) != 1 or len(fast_z) != 1:
-        raise ValueError(f"{ORDERS}: the table wants one tile size and one chunk at N = 512, got {tiled} and {fast_z}")
-    (T,), (Z,) = tiled, fast_z
-    blocks = {R: re.search(r"BX×BY = (\d+×\d+)", at[(R, "fast")]["model"]["formula"]).group(1) for R in orders}
-    usual = max(set(blocks.values()), key=list(blocks.values()).count)
-    others = ", ".join(f"R = {R}: {b.replace('×', ' × ')}" for R, b in blocks.items() if b != usual)
-    fast_head = f"fast, {usual.replace('×', ' × ')} cells" + (f" ({others})" if others else "") + f", Z = {Z}"
+    if len(tiled) != 1:
+        raise ValueError(f"{ORDERS}: the table wants one tile size at N = 512, got {tiled}")
+    (T,) = tiled
+
+    def usual_and_others(of, show):
+        """The value most orders share, and the orders that differ ("R = 2: ...")."""
+        usual = max(set(of.values()), key=list(of.values()).count)
+        return usual, ", ".join(f"R = {R}: {show(v)}" for R, v in of.items() if v != usual)
+    blocks, other_blocks = usual_and_others(
+        {R: re.search(r"BX×BY = (\d+×\d+)", at[(R, "fast")]["model"]["formula"]).group(1) for R in orders},
+        lambda b: b.replace("×", " × "))
+    Z, other_z = usual_and_others({R: at[(R, "fast")]["tile"]["z_coarsening"] for R in orders}, lambda z: f"Z = {z}")
+    fast_head = (f"fast, {blocks.replace('×', ' × ')} cells" + (f" ({other_blocks})" if other_blocks else "")
+                 + f", Z = {Z}" + (f" ({other_z})" if other_z else ""))
     rows = []
     for R in orders:
         book = 2 * (6 * R + 1) / 4
