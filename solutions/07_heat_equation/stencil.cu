@@ -595,21 +595,22 @@ __global__ void copy_face_ghosts(T* out, unsigned int N, Boundary bc) {
     const unsigned int b = 1 + blockIdx.x * blockDim.x + threadIdx.x, a = 1 + blockIdx.y;
     if (b > N - 2) return;
     const unsigned int low = ghost_source(true, N, bc), high = ghost_source(false, N, bc);
-    auto cell = [&](unsigned int i, unsigned int j, unsigned int k) { return out + (size_t(i) * N + j) * N + k; };
+    // The cells along the axis through (a, b): cell x of them is line[x * step].
+    const size_t plane = size_t(N) * N;
+    T* line;
+    size_t step;
+    if (blockIdx.z == 0) {
+        line = out + size_t(a) * N + b, step = plane;  // cells (x, a, b)
+    } else if (blockIdx.z == 1) {
+        line = out + a * plane + b, step = N;  // (a, x, b)
+    } else {
+        line = out + a * plane + size_t(b) * N, step = 1;  // (a, b, x)
+    }
     // Both sources are loaded before either ghost is stored: no ghost is a source, but the
     // compiler cannot know, and would otherwise wait for the first store before the second load.
-    T* from[2];
-    T* to[2];
-    if (blockIdx.z == 0) {
-        from[0] = cell(low, a, b), to[0] = cell(0, a, b), from[1] = cell(high, a, b), to[1] = cell(N - 1, a, b);
-    } else if (blockIdx.z == 1) {
-        from[0] = cell(a, low, b), to[0] = cell(a, 0, b), from[1] = cell(a, high, b), to[1] = cell(a, N - 1, b);
-    } else {
-        from[0] = cell(a, b, low), to[0] = cell(a, b, 0), from[1] = cell(a, b, high), to[1] = cell(a, b, N - 1);
-    }
-    const T x = *from[0], y = *from[1];
-    *to[0] = x;
-    *to[1] = y;
+    const T fromLow = line[low * step], fromHigh = line[high * step];
+    line[0] = fromLow;
+    line[(N - 1) * step] = fromHigh;
 }
 
 // The unaligned kernel for N % kUnaligned<T> = RN (RN a compile-time constant) and the boundary
