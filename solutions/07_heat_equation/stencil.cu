@@ -38,8 +38,8 @@
 #ifndef TRY_NEUMANN_RUN_IDLE  // float under Neumann boundaries: the plane run where the row kernel
 #define TRY_NEUMANN_RUN_IDLE 20  // would idle this % of its lanes or more (0: always, 101: never)
 #endif
-#ifndef TRY_HALF_PLANE_RUN  // 1: half and bf16 take the plane run wherever it was faster on an H200
-#define TRY_HALF_PLANE_RUN 0  // (half_plane_run; not yet timed on an H100)
+#ifndef TRY_HALF_PLANE_RUN  // 1: half and bf16 take the plane run under Dirichlet boundaries where N % 8 = 0
+#define TRY_HALF_PLANE_RUN 0  // too (half_plane_run; faster on an H200, not yet timed on an H100)
 #endif
 #ifndef TRY_HALF_CELLS  // half and bf16 cells per thread (8: one 16-byte access)
 #define TRY_HALF_CELLS 8
@@ -573,16 +573,15 @@ template <class T> bool neumann_plane_run(unsigned N) {
     return 100 * (lanes - accesses) >= unsigned(TRY_NEUMANN_RUN_IDLE) * lanes;
 }
 
-// With TRY_HALF_PLANE_RUN, half and bf16 take the plane run where that was faster on an H200
-// (lesson 07): under Dirichlet boundaries at every N (where rows are aligned, in place of the
-// aligned kernel: the same instructions per cell, but more accesses in flight), and under Neumann and
-// periodic ones where N is no multiple of 8 (in place of the row kernel, or the aligned kernel in
-// 8-byte accesses), there with a second kernel for the face ghosts (copy_face_ghosts). Not the
-// default: on an H100 the aligned kernel keeps the L2 at 94% of its peak, and the plane run reads
-// more from it.
-template <class T> constexpr bool kHalfPlaneRun = TRY_HALF_PLANE_RUN && sizeof(T) == 2;
+// Half and bf16 take the plane run wherever N is no multiple of 8 (lesson 07 measures it on an
+// H200): in place of the aligned kernel's 8-byte accesses where N % 8 = 4, and under Neumann and
+// periodic boundaries of the row kernel, there with a second kernel for the face ghosts
+// (copy_face_ghosts). With TRY_HALF_PLANE_RUN also under Dirichlet boundaries where N % 8 = 0, in
+// place of the aligned kernel's 16-byte accesses: faster on an H200 too, but not the default, as on
+// an H100 that aligned kernel keeps the L2 at 94% of its peak, and the plane run reads more from it.
+template <class T> constexpr bool kHalfPlaneRun = sizeof(T) == 2;
 template <class T> bool half_plane_run(unsigned N, Boundary bc) {
-    return kHalfPlaneRun<T> && (bc == Boundary::Dirichlet || N % kUnaligned<T> != 0);
+    return kHalfPlaneRun<T> && (N % kUnaligned<T> != 0 || (TRY_HALF_PLANE_RUN && bc == Boundary::Dirichlet));
 }
 
 // The face ghosts of a new state that a kernel wrote only the state cells of (the plane run under
@@ -615,8 +614,8 @@ __global__ void copy_face_ghosts(T* out, unsigned int N, Boundary bc) {
 
 // The unaligned kernel for N % kUnaligned<T> = RN (RN a compile-time constant) and the boundary
 // condition, and its block: the plane run for Dirichlet (and Neumann in float where
-// neumann_plane_run says; every boundary condition in half with TRY_HALF_PLANE_RUN, then
-// copy_face_ghosts), the row kernel for the others. The launcher and heat_kernel_shape both take
+// neumann_plane_run says; every boundary condition in half and bf16, then copy_face_ghosts), the
+// row kernel for the others. The launcher and heat_kernel_shape both take
 // it from here.
 template <int RN, class T, bool WithSource>
 auto unaligned_kernel_for(unsigned N, Boundary bc) {
