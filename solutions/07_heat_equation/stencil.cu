@@ -17,11 +17,8 @@
 #ifndef TRY_BLOCK_X  // the aligned kernel's threads along k: 32, 16 or 8 (a warp spans 1, 2 or 4 rows)
 #define TRY_BLOCK_X 16
 #endif
-#ifndef TRY_UNALIGNED_X  // the unaligned kernel's threads along k, for float and double
+#ifndef TRY_UNALIGNED_X  // the row kernel's threads along k (float and double; half takes the plane run)
 #define TRY_UNALIGNED_X 32
-#endif
-#ifndef TRY_UNALIGNED_HALF_X  // ... and for half and bf16 (half as many where that idles fewer lanes)
-#define TRY_UNALIGNED_HALF_X 16
 #endif
 #ifndef TRY_Z_CHUNK  // planes (i) per thread
 #define TRY_Z_CHUNK 4
@@ -52,8 +49,8 @@ constexpr unsigned THREADS = 128;  // per block, in every kernel
 // where aligned_kernel_for says so). At 16, a warp covers 64 floats of two rows, so a row of N
 // cells leaves less of its last warp idle than at 32.
 constexpr unsigned BLOCK_X = TRY_BLOCK_X;
-// The unaligned kernel's threads along k; its rows per block are THREADS / that.
-template <class T> constexpr unsigned kUnalignedX = sizeof(T) == 2 ? TRY_UNALIGNED_HALF_X : TRY_UNALIGNED_X;
+// The row kernel's threads along k; its rows per block are THREADS / that.
+constexpr unsigned UNALIGNED_X = TRY_UNALIGNED_X;
 constexpr unsigned Z_CHUNK = TRY_Z_CHUNK;
 constexpr unsigned SMALL_Z = TRY_SMALL_Z;
 constexpr unsigned SHORT_Z = TRY_SHORT_Z;
@@ -298,13 +295,14 @@ __device__ Around<T, W> load_around(const T* in, unsigned int at, unsigned int N
 // with the rows, so nothing is kept in registers from one plane to the next (the L1 cache serves
 // the repeats).
 //
-// The row kernel (periodic; Neumann but where neumann_plane_run says): the threads of a block take
-// rows, a row's accesses each. A thread whose cells are sources of face ghosts writes those ghosts
-// (store_face_ghosts), as in the aligned kernel.
+// The row kernel (float and double: periodic, and Neumann but where neumann_plane_run says): the
+// threads of a block take rows, a row's accesses each. A thread whose cells are sources of face
+// ghosts writes those ghosts (store_face_ghosts), as in the aligned kernel.
 template <int W, int RN, class T, bool WithSource, unsigned BX>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
                            unsigned int N, unsigned int zChunk, Boundary bc, Arith<T> r) {
+    static_assert(sizeof(T) != 2, "half and bf16 take the plane run (half_plane_run)");
     using A = Arith<T>;
     const unsigned int plane = N * N, cells = plane * N;
     constexpr unsigned BY = THREADS / BX;  // BX threads along k
@@ -320,19 +318,12 @@ heat_step_kernel_unaligned(const T* __restrict__ in, T* __restrict__ out, const 
         const int k = int(at) - int(row);                  // the first one's k; < 0 in the row before
         const bool inRow = stateRow && k + W - 1 >= 0 && k <= int(N) - 1;  // a cell of this row
         const bool active = stateRow && k + W - 1 >= 1 && k <= int(N) - 2;  // a state cell of it
+        // Loads only where they are needed: in half the plane run loads a cell of the grid instead
+        // (no zeroed cells), which lost up to 5 points here in float, where the L2 sets the pace.
         Cells<T, W> curr{};
         Around<T, W> a{};
-        if (sizeof(T) == 2 && N >= 2 * W) {
-            // A lane with nothing of its own to load loads row 1's first access instead (a place in
-            // the grid; what it computes is not stored), so no cells are zeroed: fewer instructions,
-            // which set half's pace. In float the L2 does, and this lost up to 5 points (lesson 07).
-            const unsigned int other = (i * N + 1) * N / W * W;
-            curr = load_cells<W>(in + (inRow ? at : other));
-            a = load_around<W, RN>(in, active ? at : other, N);
-        } else {
-            if (inRow) curr = load_cells<W>(in + at);
-            if (active) a = load_around<W, RN>(in, at, N);
-        }
+        if (inRow) curr = load_cells<W>(in + at);
+        if (active) a = load_around<W, RN>(in, at, N);
         A left = __shfl_up_sync(0xffffffffu, curr.v[W - 1], 1, BX);  // cell k-1, held by lane - 1
         A right = __shfl_down_sync(0xffffffffu, curr.v[0], 1, BX);   // cell k+W, held by lane + 1
         if (lane == 0 && active && k >= 1) left = to_arith(in[at - 1]);
@@ -445,7 +436,8 @@ __device__ unsigned int ghost_cells(int j0, int k0, int n) {
     return ghosts & all;
 }
 
-// The plane run (Dirichlet; Neumann in float where neumann_plane_run says): the threads take a
+// The plane run (Dirichlet; Neumann in float where neumann_plane_run says; every boundary condition
+// in half and bf16, as Dirichlet's, then copy_face_ghosts): the threads take a
 // plane's rows 1..N-2 as one run of accesses, thread c of a plane the cells at..at+W-1,
 // at = (the run's start rounded down to W) + W·c. No lane idles at the end of a row (a row of
 // N = 257 floats is 65 accesses: the row kernel's 96 threads leave a third idle). A thread's cells
@@ -453,7 +445,7 @@ __device__ unsigned int ghost_cells(int j0, int k0, int n) {
 // then per plane a step back) and which of its cells are ghosts (ghost_cells). Dirichlet ghosts
 // keep their own value, and every access is written whole (whole 32-byte sectors). Neumann's
 // row-end ghosts take the new cell beside them (store_neumann_run). Periodic ghosts lie at the
-// row's far end: there the row kernel was faster (lesson 07).
+// row's far end: in float and double the row kernel was faster there (lesson 07).
 template <int W, int RN, class T, bool WithSource, Boundary BC>
 __global__ void __launch_bounds__(THREADS, (kMinBlocks<T, W, false>))
 heat_step_kernel_plane_run(const T* __restrict__ in, T* __restrict__ out, const T* __restrict__ source,
@@ -537,27 +529,18 @@ template <class T, class F> auto with_width(unsigned N, F f) {
     return f(std::integral_constant<int, 1>{});
 }
 
-// Threads along k for a row of `accesses` accesses, in blocks of `wide` threads: for half and bf16
-// half as many where that leaves fewer lanes idle at a row's end. Where narrow blocks take an odd
-// number of blocks for a row, blocks twice as wide leave half of their last one idle (lesson 07
-// measures it). The row kernel's row is ceil((N + U - 1) / U) accesses (its first starts up to
-// U - 1 cells before it), the aligned kernel's N / W.
+// The aligned kernel's threads along k for a row of `accesses` (N / W) accesses, in blocks of `wide`
+// threads: for half and bf16 half as many where that leaves fewer lanes idle at a row's end. Where
+// narrow blocks take an odd number of blocks for a row, blocks twice as wide leave half of their
+// last one idle (lesson 07 measures it).
 template <class T> unsigned threads_along_k(unsigned accesses, unsigned wide) {
     return sizeof(T) == 2 && ceil_div(accesses, wide / 2) % 2 == 1 ? wide / 2 : wide;
 }
-template <class T> unsigned row_threads(unsigned N) {
-    constexpr unsigned U = kUnaligned<T>;
-    return threads_along_k<T>(ceil_div(N + U - 1, U), kUnalignedX<T>);
-}
-
-// The row kernel's instance for N and its threads along k, row_threads<T>(N) (the launcher and
-// heat_kernel_shape both take them from here). Only half and bf16 have a narrower instance.
+// The row kernel's instance for N % kUnaligned<T> = RN and its threads along k (the launcher and
+// heat_kernel_shape both take them from here).
 template <int RN, class T, bool WithSource>
-auto row_kernel_for(unsigned N) {
-    constexpr unsigned U = kUnaligned<T>, wide = kUnalignedX<T>, narrow = sizeof(T) == 2 ? wide / 2 : wide;
-    const unsigned bx = row_threads<T>(N);
-    return std::make_pair(bx == wide ? heat_step_kernel_unaligned<U, RN, T, WithSource, wide>
-                                     : heat_step_kernel_unaligned<U, RN, T, WithSource, narrow>, bx);
+auto row_kernel_for() {
+    return std::make_pair(heat_step_kernel_unaligned<kUnaligned<T>, RN, T, WithSource, UNALIGNED_X>, UNALIGNED_X);
 }
 
 // Float under Neumann boundaries: the plane run where the row kernel would leave a fifth of its
@@ -568,7 +551,7 @@ auto row_kernel_for(unsigned N) {
 // 447 on (a fifth or less; lesson 07).
 template <class T> bool neumann_plane_run(unsigned N) {
     constexpr unsigned U = kUnaligned<T>;
-    const unsigned accesses = ceil_div(N + U - 1, U), bx = row_threads<T>(N);
+    const unsigned accesses = ceil_div(N + U - 1, U), bx = UNALIGNED_X;
     const unsigned lanes = ceil_div(accesses, bx) * bx;
     return 100 * (lanes - accesses) >= unsigned(TRY_NEUMANN_RUN_IDLE) * lanes;
 }
@@ -615,8 +598,7 @@ __global__ void copy_face_ghosts(T* out, unsigned int N, Boundary bc) {
 // The unaligned kernel for N % kUnaligned<T> = RN (RN a compile-time constant) and the boundary
 // condition, and its block: the plane run for Dirichlet (and Neumann in float where
 // neumann_plane_run says; every boundary condition in half and bf16, then copy_face_ghosts), the
-// row kernel for the others. The launcher and heat_kernel_shape both take
-// it from here.
+// row kernel for the others. The launcher and heat_kernel_shape both take it from here.
 template <int RN, class T, bool WithSource>
 auto unaligned_kernel_for(unsigned N, Boundary bc) {
     using Kernel = void (*)(const T*, T*, const T*, unsigned, unsigned, Boundary, Arith<T>);
@@ -630,13 +612,15 @@ auto unaligned_kernel_for(unsigned N, Boundary bc) {
     constexpr int U = kUnaligned<T>;
     if (bc == Boundary::Dirichlet)
         return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Dirichlet>, nullptr, 0};
-    if constexpr (kHalfPlaneRun<T>)  // its face ghosts then copied by a second kernel
+    if constexpr (kHalfPlaneRun<T>) {  // its face ghosts then copied by a second kernel
         return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Dirichlet>, nullptr, 0, true};
-    if constexpr (sizeof(T) == 4)
-        if (bc == Boundary::Neumann && neumann_plane_run<T>(N))
-            return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Neumann>, nullptr, 0};
-    const auto [kernel, bx] = row_kernel_for<RN, T, WithSource>(N);
-    return Choice{nullptr, kernel, bx};
+    } else {
+        if constexpr (sizeof(T) == 4)
+            if (bc == Boundary::Neumann && neumann_plane_run<T>(N))
+                return Choice{heat_step_kernel_plane_run<U, RN, T, WithSource, Boundary::Neumann>, nullptr, 0};
+        const auto [kernel, bx] = row_kernel_for<RN, T, WithSource>();
+        return Choice{nullptr, kernel, bx};
+    }
 }
 
 // The unaligned kernels for N % kUnaligned<T> = RN: unaligned_kernel_for's choice (RN from 0 where
