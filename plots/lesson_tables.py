@@ -7,6 +7,8 @@ and the file it quotes cannot drift apart.
 
 It also checks the README's stage table, whose rows are prose: each must still contain the
 figures these files give (stage_table_phrases); a row that does not is named, to be edited by hand.
+And every results file or figure that a lesson names (plots/results/..., plots/figures/...) must
+be in the repository (missing_files): a renamed or deleted file is named with the lesson.
 
 A table sits in a lesson between two marker lines, which this script keeps:
 
@@ -375,6 +377,22 @@ TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "heat_every_n": lamb
           "fused_ncu_final": lambda root: fused_ncu(root, FUSED_NCU_FINAL)}
 
 
+# A results file or figure named in a lesson's text: plots/results/runs/....json, or a figure's link
+# (../../plots/figures/<gpu>/<name>.png).
+NAMED_FILE = re.compile(r"plots/(?:results|figures)/[\w./-]+?\.(?:json|png)")
+
+
+def named_files(root):
+    """[(lesson, path)] of the results files and figures each lesson names."""
+    return [(path.relative_to(root), name) for path in lessons(root)
+            for name in sorted(set(NAMED_FILE.findall(path.read_text(encoding="utf-8"))))]
+
+
+def missing_files(root):
+    """named_files that the repository lacks."""
+    return [(where, name) for where, name in named_files(root) if not (root / name).is_file()]
+
+
 class TableError(Exception):
     pass
 
@@ -444,10 +462,12 @@ def main(argv):
     write = "--write" in argv
     root = Path(next((a for a in argv if not a.startswith("--")), ROOT))
     try:
-        stale, missing = update(root, write), missing_phrases(root)
+        stale, missing, absent = update(root, write), missing_phrases(root), missing_files(root)
     except (TableError, OSError, KeyError, ValueError) as e:
         print(f"lesson tables: {e}", file=sys.stderr)
         return 2
+    for where, name in absent:
+        print(f"{where} names {name}, which is not in the repository")
     for start, phrase in missing:
         print(f"README.md: the stage table's row '{start[3:-1]}' should say '{phrase}' (from the shipped results): "
               "edit it by hand")
@@ -462,7 +482,7 @@ def main(argv):
     if stale and not write:
         print("run `python3 plots/lesson_tables.py --write`, then read the prose around each table again")
         return 1
-    return 1 if missing else 0
+    return 1 if missing or absent else 0
 
 
 if __name__ == "__main__":

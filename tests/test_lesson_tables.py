@@ -9,7 +9,8 @@
   puts the table right and leaves every other line of the lesson as it was;
 - a table of an unknown name, or one with no end marker, exits 2 naming the line;
 - a figure of the README's stage table that the results no longer give is named, row and figure;
-- a bench that writes a quoted results file says which tables and rows no longer match it.
+- a bench that writes a quoted results file says which tables and rows no longer match it;
+- a results file or figure that a lesson names and the repository lacks is named, with the lesson.
 
 Exit status 0: all passed; 1: a test failed.
 """
@@ -43,10 +44,14 @@ def run(root, *args):
 
 
 def copy_of_repo(tmp):
-    """The lessons and the results files they quote, in a folder of their own."""
+    """The lessons and the results files they quote, in a folder of their own (the other files they
+    name, empty: only their presence is checked)."""
     for path in lesson_tables.lessons(ROOT):
         (tmp / path.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, tmp / path.relative_to(ROOT))
+    for _, name in lesson_tables.named_files(ROOT):
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / name).touch()
     for f in lesson_tables.QUOTED:
         (tmp / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / f, tmp / f)
@@ -76,6 +81,14 @@ def main():
         code, out = run(tmp, "--write")
         check("--write puts the table right, and only it", code == 0 and (tmp / lesson).read_text(encoding="utf-8") == shipped,
               out)
+
+        # A results file that a lesson names, renamed or deleted.
+        where, gone = next((w, n) for w, n in lesson_tables.named_files(ROOT) if n not in lesson_tables.QUOTED)
+        (tmp / gone).unlink()
+        code, out = run(tmp)
+        check("a file a lesson names, gone: exit 1 naming the lesson and the file",
+              code == 1 and f"{where} names {gone}, which is not in the repository" in out, out)
+        (tmp / gone).touch()
 
         # A figure changed in the results file: stage 07's step at N = 512 twice as long.
         main_file = tmp / lesson_tables.MAIN
