@@ -606,7 +606,8 @@ def cmd_run(args):
 
 
 def cmd_bench(args):
-    from bench import main as bench_main  # the benchmark lives in plots/bench.py
+    from bench import main as bench_main, parse  # the benchmark lives in plots/bench.py
+    parse(args)  # --help and a wrong option answer now, not after the build (minutes on a fresh machine)
     build()
     sys.exit(bench_main(ROOT, BUILD, stages(), exercise_state, args))
 

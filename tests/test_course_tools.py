@@ -352,6 +352,20 @@ def test_suite_names(repo):
           "an unknown suite exits 2 and names the suites; known ones pass", out)
 
 
+def test_bench_options_first(repo):
+    """bench --help and a wrong option answer before the build, which takes minutes on a fresh machine."""
+    code, out = in_child(repo, f"sys.path.insert(0, {str(SOURCE / 'plots')!r})\n"
+                               "course.build = lambda: print('BUILT')\n"
+                               "for args in (['--help'], ['--n', '1x'], ['--no-such-option']):\n"
+                               "    try:\n"
+                               "        course.cmd_bench(args)\n"
+                               "    except SystemExit as e:\n"
+                               "        print('exit', e.code)\n")
+    check("BUILT" not in out and "usage: course.py bench" in out and "exit 0" in out
+          and out.count("exit 2") == 2 and "--n expects sizes" in out and "unrecognized arguments" in out,
+          "bench --help exits 0 and wrong options exit 2, each before anything is built", out)
+
+
 def test_backend(repo):
     """The build names its backend, so that no command prints 'INFO: autodetecting backend as
     ninja': setup gets --backend ninja, and the build runs ninja itself, not `meson compile`.
@@ -381,7 +395,8 @@ def main():
     test_shipped_hints()
     with tempfile.TemporaryDirectory() as tmp:
         for test in (test_hints, test_parse_strictly, test_unknown_stage, test_reset, test_change_detection,
-                     test_timing, test_no_gpu, test_skip_reasons, test_suite_names, test_backend):
+                     test_timing, test_no_gpu, test_skip_reasons, test_suite_names, test_bench_options_first,
+                     test_backend):
             test(make_repo(Path(tmp) / test.__name__))
         test_reset_in_clone(make_repo(Path(tmp) / "upstream"), Path(tmp) / "clone")
     for f in failures:
