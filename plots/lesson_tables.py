@@ -36,10 +36,12 @@ ORDERS = f"plots/results/runs/stage10_orders-{GPU}.json"
 ORDERS_SWEEP = f"plots/results/runs/stage10_sweep-{GPU}.json"
 ORDERS_SWEEP_H200 = "plots/results/runs/stage10_sweep-nvidia-h200.json"  # stage 10's kernel since a971783, on an H200
 ORDERS_NCU = f"plots/results/runs/stage10_ncu-{GPU}.json"
+ORDERS_ABLATIONS_H200 = "plots/results/runs/stage10_ablations-nvidia-h200.json"  # the fast kernel, a stream left out
 FUSED_NCU = f"plots/results/runs/stage08_ncu_two_launches-{GPU}.json"
 FUSED_NCU_FINAL = f"plots/results/runs/stage08_ncu_final-{GPU}.json"
 EVERY_N = f"plots/results/runs/stage07_every_n-{GPU}.json"  # stage 07 at the sweep's sizes: a second run of its code
-QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_SWEEP_H200, ORDERS_NCU, FUSED_NCU, FUSED_NCU_FINAL, EVERY_N)  # every results file a table is made from
+QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_SWEEP_H200, ORDERS_NCU, ORDERS_ABLATIONS_H200, FUSED_NCU,
+          FUSED_NCU_FINAL, EVERY_N)  # every results file a table is made from
 
 BEGIN = re.compile(r"^<!-- table (\w+): made from the shipped results by plots/lesson_tables\.py -->$")
 END = "<!-- end table -->"
@@ -300,6 +302,24 @@ def high_order_sweep(root, path=ORDERS_SWEEP):
     return _rows(["R", "N = 512", "N a multiple of 4", "other even N", "odd N", "least, at N"], ["---:"] * 6, rows)
 
 
+# The variants of the ablation run, in the table's order, and their columns.
+ABLATIONS = (("b", "shipped"), ("a1", "no halo rows"), ("a2", "no sides"), ("a3", "no halo"),
+             ("a4", "no stores"), ("a7", "ring and sums only"))
+
+
+def high_order_ablations(root, path=ORDERS_ABLATIONS_H200):
+    """Stage 10's fast kernel with one memory stream or more left out (timing only): the best of the
+    rounds, % of a copy, at N = 512 for every order, then R = 4 at the file's other sizes."""
+    best = {}
+    for r in _load(root, path)["records"]:
+        key = (r["variant"], r["order"], r["n"])
+        best[key] = max(best.get(key, 0.0), r["fraction_of_copy"])
+    top = max(R for _, R, _ in best)
+    cells = [(R, 512) for R in sorted({R for _, R, _ in best})] + [(top, n) for n in sorted({n for _, _, n in best}) if n != 512]
+    rows = [[R, n] + [_pct(best[(v, R, n)]) for v, _ in ABLATIONS] for R, n in cells]
+    return _rows(["R", "N"] + [name for _, name in ABLATIONS], ["---:"] * (2 + len(ABLATIONS)), rows)
+
+
 # --- the README's stage table ----------------------------------------------------------------------
 # Its rows are prose; each must still contain these phrases, made from the same files. A phrase that
 # is missing is reported (the row is edited by hand).
@@ -373,7 +393,7 @@ TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "heat_every_n": lamb
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
           "high_order_sweep": high_order_sweep, "high_order_model": high_order_model,
           "high_order_sweep_h200": lambda root: high_order_sweep(root, ORDERS_SWEEP_H200),
-          "high_order_ncu": high_order_ncu, "fused_ncu": fused_ncu,
+          "high_order_ncu": high_order_ncu, "high_order_ablations": high_order_ablations, "fused_ncu": fused_ncu,
           "fused_ncu_final": lambda root: fused_ncu(root, FUSED_NCU_FINAL)}
 
 
