@@ -3,13 +3,15 @@
 
   python3 course.py bench [--full]     benchmark every stage and draw the plots (about 3.5 min on an
                                        H100); --full: the slower measurement of the shipped results
-  python3 course.py bench --sweep      stages 02 and 06 at every N from 64 to 1024, 07 and 08 from 256:
-                                       % of copy (and 08's speed-up over 07) against N
+  python3 course.py bench --sweep      stages 02 and 06 at every N from 64 to 1024, 07 and 08 from 256,
+                                       10 from 255: % of copy (and 08's speed-up over 07) against N
   python3 course.py bench --only-08    stage 08 against stage 07 again, into this GPU's results file
   python3 course.py bench --only-heat  stages 07 and 08 again, into this GPU's results file
   python3 course.py bench --only-10    stage 10 (and CuPy/PyTorch of order R) again, into that file
   python3 course.py bench --sweep --only-heat
                                        the sweep's stages 07 and 08 again, into this GPU's sweep file
+  python3 course.py bench --sweep --only-10
+                                       the sweep's stage 10 (every order, N = 255..1026) again, likewise
   python3 course.py test [ARGS]        build, then run the tests (ARGS go to meson test)
   python3 course.py progress           which exercises are not attempted, failing or passing; for
                                        a passing one, its time at N = 256 against the solution's

@@ -180,7 +180,8 @@ def parse(argv):
                          "the profiles from checked runs")
     ap.add_argument("--sweep", action="store_true",
                     help="instead: stages 02 and 06 at every N from 64 to 1024, %% of copy against N; then "
-                         "stages 07 and 08 from N = 256 (--no-heat leaves them out)")
+                         "stages 07 and 08 from N = 256 (--no-heat leaves them out) and stage 10's fast kernel "
+                         "at every order from N = 255 (--no-high-order leaves it out)")
     ap.add_argument("--no-ncu", action="store_true", help="skip the Nsight Compute measurements")
     ap.add_argument("--no-alternatives", action="store_true", help="skip CuPy/PyTorch")
     ap.add_argument("--no-heat", action="store_true",
@@ -190,13 +191,21 @@ def parse(argv):
     ap.add_argument("--only-08", action="store_true",
                     help="only stage 08 against stage 07, replacing that part of this GPU's results file")
     ap.add_argument("--only-10", action="store_true",
-                    help="only stage 10 (and CuPy/PyTorch beside it), replacing that part of this GPU's results file")
+                    help="only stage 10 (and CuPy/PyTorch beside it), replacing that part of this GPU's results file; "
+                         "with --sweep, stage 10's part of this GPU's sweep file")
     ap.add_argument("--only-heat", action="store_true",
                     help="only stages 07 and 08 (the heat equation, temporal blocking), replacing that part of "
                          "this GPU's results file; with --sweep, that part of this GPU's sweep file")
     a = ap.parse_args(argv)
     if a.only_heat and a.no_heat:
         ap.error("--only-heat and --no-heat contradict each other")
+    if a.only_10 and a.no_high_order:
+        ap.error("--only-10 and --no-high-order contradict each other")
+    only = [flag for flag, on in (("--only-08", a.only_08), ("--only-10", a.only_10), ("--only-heat", a.only_heat)) if on]
+    if len(only) > 1:
+        ap.error(f"{' and '.join(only)}: each measures one part again; give one of them")
+    if a.sweep and a.only_08:
+        ap.error("--only-08 has no sweep: --sweep --only-heat measures stages 07 and 08 at every N")
     if a.reps is not None and not 1 <= a.reps <= 100000:
         ap.error(f"--reps must be between 1 and 100000, got {a.reps}")
     if not re.fullmatch(r"\d+(,\d+)*", a.n):
@@ -233,11 +242,12 @@ def main(root, build, stages, exercise_state, argv):
             return draw_shipped(why, RESULTS / "sweep", load_sweep,
                                 lambda doc, name: sweep.draw(doc, FIGURES / name, say))
         try:
-            if a.only_heat:
-                return sweep.run_heat_only(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
-                                           run_program, load_sweep)
+            if a.only_heat or a.only_10:
+                run_part = sweep.run_heat_only if a.only_heat else sweep.run_high_order_only
+                return run_part(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
+                                run_program, load_sweep)
             return sweep.run_sweep(root, build, a.reps or 20, environment(root), slug, RESULTS, FIGURES, say,
-                                   run_program, heat=not a.no_heat)
+                                   run_program, heat=not a.no_heat, high_order=not a.no_high_order)
         except (BenchStopped, ResultsError) as e:
             say(f"bench --sweep: {e}")
             return 1

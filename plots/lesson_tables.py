@@ -33,15 +33,14 @@ GPU = "nvidia-h100-80gb-hbm3"  # the GPU whose results the lessons quote
 MAIN = f"plots/results/{GPU}.json"
 SWEEP = f"plots/results/sweep/{GPU}.json"
 ORDERS = f"plots/results/runs/stage10_orders-{GPU}.json"
-ORDERS_SWEEP = f"plots/results/runs/stage10_sweep-{GPU}.json"
-ORDERS_SWEEP_H200 = "plots/results/runs/stage10_sweep-nvidia-h200.json"  # stage 10's kernel since a971783, on an H200
+SWEEP_H200 = "plots/results/sweep/nvidia-h200.json"  # its high_order part: stage 10's kernel since a971783
 ORDERS_NCU = f"plots/results/runs/stage10_ncu-{GPU}.json"
 ORDERS_ABLATIONS_H200 = "plots/results/runs/stage10_ablations-nvidia-h200.json"  # the fast kernel, a stream left out
 FUSED_NCU = f"plots/results/runs/stage08_ncu_two_launches-{GPU}.json"
 FUSED_NCU_FINAL = f"plots/results/runs/stage08_ncu_final-{GPU}.json"
 EVERY_N = f"plots/results/runs/stage07_every_n-{GPU}.json"  # stage 07 at the sweep's sizes: a second run of its code
-QUOTED = (MAIN, SWEEP, ORDERS, ORDERS_SWEEP, ORDERS_SWEEP_H200, ORDERS_NCU, ORDERS_ABLATIONS_H200, FUSED_NCU,
-          FUSED_NCU_FINAL, EVERY_N)  # every results file a table is made from
+QUOTED = (MAIN, SWEEP, SWEEP_H200, ORDERS, ORDERS_NCU, ORDERS_ABLATIONS_H200, FUSED_NCU, FUSED_NCU_FINAL,
+          EVERY_N)  # every results file a table is made from
 
 BEGIN = re.compile(r"^<!-- table (\w+): made from the shipped results by plots/lesson_tables\.py -->$")
 END = "<!-- end table -->"
@@ -288,11 +287,11 @@ def _access_class(n):
     return 0 if n % 4 == 0 else 1 if n % 2 == 0 else 2
 
 
-def high_order_sweep(root, path=ORDERS_SWEEP):
-    """Stage 10's fast kernel over the sweep: its share of a copy per order at N = 512, at the
-    multiples of 4, the other even N and the odd N (16-, 8- and 4-byte accesses), and the least
-    with its N."""
-    records = _load(root, path)["records"]
+def high_order_sweep(root, path=SWEEP):
+    """Stage 10's fast kernel over the sweep (the sweep file's high_order part): its share of a copy
+    per order at N = 512, at the multiples of 4, the other even N and the odd N (16-, 8- and 4-byte
+    accesses), and the least with its N."""
+    records = _load(root, path)["high_order"]["points"]
     rows = []
     for R in sorted({r["order"] for r in records}):
         pts = {r["n"]: r["fraction_of_copy"] for r in records if r["order"] == R}
@@ -365,7 +364,7 @@ def stage_table_phrases(root):
     orders = {(r["order"], r["kernel"]): r for r in _load(root, ORDERS)["records"] if r["n"] == 512}
     top = max(R for R, _ in orders)
     over_basic = [orders[(R, "basic")]["time_ms"]["median"] / orders[(R, "fast")]["time_ms"]["median"] for R, _ in orders]
-    every_n = _load(root, ORDERS_SWEEP)["records"]
+    every_n = _load(root, SWEEP)["high_order"]["points"]
     least = {(R, c): min(r["fraction_of_copy"] for r in every_n if r["order"] == R and _access_class(r["n"]) == c)
              for R in (1, top) for c in range(3)}
     rows["| [10 higher orders]"] = [
@@ -392,7 +391,7 @@ TABLES = {"heat_n512": heat_n512, "heat_sweep": heat_sweep, "heat_every_n": lamb
           "fused_over_s": fused_over_s,
           "fused_pairs": fused_pairs, "fused_sweep": fused_sweep, "high_order_orders": high_order_orders,
           "high_order_sweep": high_order_sweep, "high_order_model": high_order_model,
-          "high_order_sweep_h200": lambda root: high_order_sweep(root, ORDERS_SWEEP_H200),
+          "high_order_sweep_h200": lambda root: high_order_sweep(root, SWEEP_H200),
           "high_order_ncu": high_order_ncu, "high_order_ablations": high_order_ablations, "fused_ncu": fused_ncu,
           "fused_ncu_final": lambda root: fused_ncu(root, FUSED_NCU_FINAL)}
 

@@ -481,6 +481,20 @@ SWEEP_HEAT = record({
     "run": optional(record({k: STRING for k in ("date", "commit", "nvcc", "driver")})),
 })
 
+# Stage 10's fast kernel at every order and N (sweep.measure_high_order): checked at checked_at
+# first (every order), then timed with --time-only.
+SWEEP_HIGH_ORDER = record({
+    "sizes": list_of(SIZE, nonempty="expected the sizes timed"), "reps": integer(1),
+    "checked_at": list_of(SIZE),
+    "points": list_of(record({
+        "order": integer(1), "n": SIZE, "planes_per_chunk": integer(1),
+        **{k: STATS for k in TIMING_STATS}, **{k: POSITIVE for k in RATES},
+    }), nonempty="expected stage 10's points"),
+    "note": optional(STRING),  # where the part came from, when not from bench
+    "run": optional(record({**{k: STRING for k in ("date", "commit")},
+                            **{k: optional(STRING) for k in ("nvcc", "driver")}})),
+})
+
 # The sweep: each point a timed run of one stage at one N (the harness's --time-only record) that
 # says whether that N was also checked against the CPU reference (check.checked) and passed (ok).
 SWEEP = record({
@@ -493,6 +507,7 @@ SWEEP = record({
         **{k: STATS for k in TIMING_STATS}, **{k: POSITIVE for k in RATES},
     }), nonempty=True),
     "heat": optional(SWEEP_HEAT),  # stages 07 and 08 (absent in older files and with --no-heat)
+    "high_order": optional(SWEEP_HIGH_ORDER),  # stage 10 (absent in older files and with --no-high-order)
 })
 
 
@@ -570,6 +585,8 @@ def validate_sweep(doc):
                                f"{doc['checked_up_to']} and n is {r['n']}")
     if doc.get("heat") is not None:
         _sweep_heat(doc["heat"])
+    if doc.get("high_order") is not None:
+        _unique(doc["high_order"]["points"], "high_order.points", ("order", "n"))
 
 
 def _sweep_heat(heat):

@@ -20,6 +20,11 @@ boundaries, same N, this run); best_fused takes its best S at each N, as a learn
 for their N, and the summary and the figure sweep_heat.png show that. `bench --sweep --only-heat`
 (run_heat_only) measures this part alone, into an existing sweep file, with its own date and
 commit (heat.run).
+
+Then (unless --no-high-order) stage 10's fast kernel at every order R = 1..4, into the optional
+"high_order" part: checked once at HIGH_ORDER_CHECK_SIZES, then timed at every N of
+high_order_sizes() (255 to 1026). `bench --sweep --only-10` (run_high_order_only) measures it
+alone, as --only-heat does the heat part; lesson 10's tables of every N are made from it.
 """
 import json
 import tempfile
@@ -29,7 +34,7 @@ from common import BenchStopped
 from figures import STAGE_COLORS, heading, not_drawn, pyplot, save, subtitle
 from heat_plot import best_fused, best_s_wins
 from lesson_tables import after_writing
-from results_schema import SWEEP_SCHEMA, ResultsError, validate_sweep
+from results_schema import RATES, SWEEP_SCHEMA, TIMING_STATS, ResultsError, validate_sweep
 
 SWEEP_STAGES = ("02_basic_sweep", "06_roofline")
 LOW, HIGH, STEP = 64, 1024, 32
@@ -56,15 +61,27 @@ HEAT_SERIES = ([(HEAT_STAGE, bc, precision, 1) for precision in ("float", "half"
 HEAT_TIME_S_PER_SIZE, HEAT_CHECK_S = 0.3, 3.0
 
 
+# Stage 10's fast kernel (the file's "high_order" part).
+HIGH_ORDER_STAGE = "10_high_order"
+HIGH_ORDER_ORDERS = "1,2,3,4"
+HIGH_ORDER_CHECK_SIZES = (255, 256, 257, 258)  # every remainder of N modulo 4, at every order
+
+
+def high_order_sizes():
+    """Every 32nd N from 256 to 1024 and all its neighbours N-1, N+1, N+2: 255 to 1026, 100 sizes."""
+    return sweep_sizes(HEAT_LOW, HIGH, neighbours_outside=True)
+
+
 def heat_steps(stage, fuse):
     """Steps a run times: stage 07 two; stage 08 two passes of S (fuse) steps."""
     return 2 * fuse if stage == FUSED_STAGE else 2
 
 
-def sweep_sizes(low=LOW, high=HIGH, step=STEP):
-    """Every step-th N from low to high and its neighbours N-1, N+1, N+2, within [low, high]."""
+def sweep_sizes(low=LOW, high=HIGH, step=STEP, neighbours_outside=False):
+    """Every step-th N from low to high and its neighbours N-1, N+1, N+2, within [low, high] (or
+    all of them, neighbours_outside)."""
     sizes = {m + d for m in range(low, high + 1, step) for d in (-1, 0, 1, 2)}
-    return sorted(n for n in sizes if low <= n <= high)
+    return sorted(n for n in sizes if neighbours_outside or low <= n <= high)
 
 
 def measure(build, sizes, reps, tmp, say, run_program):
@@ -184,9 +201,39 @@ def measure_heat(build, sizes, reps, tmp, say, run_program):
     return {"sizes": list(sizes), "reps": int(reps), "series": series}, device
 
 
-def run_sweep(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program, heat=True):
+def measure_high_order(build, sizes, reps, tmp, say, run_program):
+    """Stage 10's fast kernel at every order: checked at HIGH_ORDER_CHECK_SIZES, then timed at
+    `sizes` with --time-only; returns the file's "high_order" part and the GPU's name."""
+    program = build / f"stage_{HIGH_ORDER_STAGE}_solution"
+    if not program.exists():
+        raise ResultsError(f"{program} is missing: build the course first (python3 course.py test builds it), "
+                           "or leave stage 10 out with --no-high-order")
+    kernel = ["--kernel", "fast", "--order", HIGH_ORDER_ORDERS]
+    checks = ",".join(map(str, HIGH_ORDER_CHECK_SIZES))
+    say(f"\n[sweep 10] stage 10's fast kernel, R = {HIGH_ORDER_ORDERS}: checking N = {checks}")
+    out = tmp / "high-order-check.jsonl"
+    ok = run_program([program, "--check-only", *kernel, "--n", checks, "--json", out], "stage 10 (sweep check)")
+    if not ok or not all(r["check"]["ok"] for r in _records(out)):
+        raise ResultsError("stage 10's fast kernel failed its check: not timed (run it with "
+                           f"`python3 course.py run 10 --solution --kernel fast --n {checks}` to see where)")
+    say(f"[sweep 10] timing N = {sizes[0]}..{sizes[-1]} ({len(sizes)} sizes, 4 orders, {reps} repetitions each)")
+    out = tmp / "high-order-time.jsonl"
+    run_program([program, "--time-only", *kernel, "--n", ",".join(map(str, sizes)), "--reps", reps, "--json", out],
+                "stage 10 (sweep timing)")
+    got = _records(out)
+    if not got:
+        raise ResultsError("stage 10's --time-only run wrote no record")
+    points = [{"order": r["order"], "n": r["n"], "planes_per_chunk": r["tile"]["z_coarsening"],
+               **{k: r[k] for k in TIMING_STATS + RATES}} for r in got]
+    return {"sizes": list(sizes), "reps": int(reps), "checked_at": list(HIGH_ORDER_CHECK_SIZES),
+            "points": points}, got[0]["device"]
+
+
+def run_sweep(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program, heat=True,
+              high_order=True):
     """The whole `bench --sweep`: measure, validate, write the results file, draw the figures.
-    heat: also stages 07 and 08 (measure_heat); False with --no-heat."""
+    heat: also stages 07 and 08 (measure_heat); False with --no-heat. high_order: also stage 10
+    (measure_high_order); False with --no-high-order."""
     doc = {"schema": SWEEP_SCHEMA, "gpu": None, **environment, "checked_up_to": CHECK_UP_TO, "points": []}
     sizes = sweep_sizes()
     with tempfile.TemporaryDirectory() as tmp:
@@ -195,25 +242,42 @@ def run_sweep(root, build, reps, environment, slug, results_dir, figures_dir, sa
         doc["gpu"] = first["device"]
         if heat:
             doc["heat"], _ = measure_heat(build, sweep_sizes(HEAT_LOW, HIGH), reps, Path(tmp), say, run_program)
+        if high_order:
+            doc["high_order"], _ = measure_high_order(build, high_order_sizes(), reps, Path(tmp), say, run_program)
     return _write(doc, root, slug, results_dir, figures_dir, say)
 
 
 def run_heat_only(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program, load):
     """`bench --sweep --only-heat`: the heat part again (measure_heat), in place of the old one in
-    this GPU's sweep file, with its own date and commit (heat.run); stages 02 and 06 stay as they
+    this GPU's sweep file, with its own date and commit (heat.run); the other parts stay as they
     were. load: results_schema.load_sweep."""
+    return _run_part_only("heat", "stages 07 and 08", lambda tmp: measure_heat(
+        build, sweep_sizes(HEAT_LOW, HIGH), reps, tmp, say, run_program),
+        root, environment, slug, results_dir, figures_dir, say, load)
+
+
+def run_high_order_only(root, build, reps, environment, slug, results_dir, figures_dir, say, run_program, load):
+    """`bench --sweep --only-10`: the high_order part again (measure_high_order), as run_heat_only."""
+    return _run_part_only("high_order", "stage 10", lambda tmp: measure_high_order(
+        build, high_order_sizes(), reps, tmp, say, run_program),
+        root, environment, slug, results_dir, figures_dir, say, load)
+
+
+def _run_part_only(part, what, measure_part, root, environment, slug, results_dir, figures_dir, say, load):
+    """Measures one part of the sweep file (measure_part(tmp) -> (part, GPU name)) and puts it in
+    place of the old one in this GPU's file, with its own date and commit (part.run)."""
     with tempfile.TemporaryDirectory() as tmp:
-        heat, device = measure_heat(build, sweep_sizes(HEAT_LOW, HIGH), reps, Path(tmp), say, run_program)
+        measured, device = measure_part(Path(tmp))
     if device is None:
-        raise ResultsError("no series of stages 07 and 08 was timed: nothing to write")
+        raise ResultsError(f"nothing of {what} was timed: nothing to write")
     path = results_dir / "sweep" / f"{slug(device)}.json"
     try:
         doc = load(path)
     except (OSError, ValueError, ResultsError) as e:
-        raise ResultsError(f"{path} cannot take the new heat part ({e}): run the whole sweep first "
+        raise ResultsError(f"{path} cannot take the new {what} part ({e}): run the whole sweep first "
                            "(python3 course.py bench --sweep)") from None
-    doc["heat"] = {**heat, "run": {k: environment[k] for k in ("date", "commit", "nvcc", "driver")
-                                   if environment.get(k) is not None}}
+    doc[part] = {**measured, "run": {k: environment[k] for k in ("date", "commit", "nvcc", "driver")
+                                     if environment.get(k) is not None}}
     return _write(doc, root, slug, results_dir, figures_dir, say)
 
 
@@ -244,7 +308,20 @@ def summary(doc):
         lines.append(f"  {p['stage']} FAILED its check at N = {p['n']}")
     if doc.get("heat"):
         lines += heat_summary(doc["heat"])
+    if doc.get("high_order"):
+        lines += high_order_summary(doc["high_order"])
     return "\n".join(lines)
+
+
+def high_order_summary(high_order):
+    """Stage 10's fast kernel: the least % of copy of each order over the sizes, and where."""
+    lines = ["  stage 10, fast kernel (% of copy):"]
+    for R in sorted({p["order"] for p in high_order["points"]}):
+        pts = {p["n"]: p["fraction_of_copy"] for p in high_order["points"] if p["order"] == R}
+        worst = min(pts, key=pts.get)
+        at512 = f", {100 * pts[512]:.1f}% at N = 512" if 512 in pts else ""
+        lines.append(f"    R = {R}: least {100 * pts[worst]:.1f}% at N = {worst}{at512}")
+    return lines
 
 
 def series_label(s):

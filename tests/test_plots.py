@@ -712,6 +712,19 @@ def bench_tests():
             assert e.code == 2 and "contradict" in err.getvalue(), err.getvalue()
         else:
             raise AssertionError("--only-heat --no-heat parsed")
+        # one --only-* at a time, --only-08 has no sweep, --only-10 cannot leave stage 10 out
+        for argv, message in ((["--only-08", "--only-10"], "--only-08 and --only-10: each measures one part"),
+                              (["--sweep", "--only-heat", "--only-10"], "--only-10 and --only-heat"),
+                              (["--sweep", "--only-08"], "--only-08 has no sweep"),
+                              (["--only-10", "--no-high-order"], "contradict")):
+            try:
+                with contextlib.redirect_stderr(io.StringIO()) as err:
+                    bench.parse(argv)
+            except SystemExit as e:
+                assert e.code == 2 and message in err.getvalue(), (argv, err.getvalue())
+            else:
+                raise AssertionError(f"{argv} parsed")
+        assert bench.parse(["--sweep", "--only-10"]).only_10
 
     @test
     def heat_bench_measures_every_part():
@@ -1156,12 +1169,12 @@ def sweep_tests():
             (results / "fake-gpu.json").write_text("the ordinary results file")
             env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
             status, printed = quietly(sweep.run_sweep, tmp, tmp, 3, env, slug, results, tmp / "figures", print,
-                                      run_program, False)  # --no-heat: stages 02 and 06 only
+                                      run_program, False, False)  # --no-heat --no-high-order: 02 and 06 only
             calls = [json.loads(line) for line in (tmp / "calls.jsonl").read_text().splitlines()]
             doc = load_sweep(results / "sweep" / "fake-gpu.json")
             assert (results / "fake-gpu.json").read_text() == "the ordinary results file"
         assert len(calls) == 4, calls
-        assert "heat" not in doc, list(doc)
+        assert "heat" not in doc and "high_order" not in doc, list(doc)
         check, timing = calls[0], calls[1]
         assert "--check-only" in check and max(map(int, check[check.index("--n") + 1].split(","))) == 256, check
         assert "--time-only" in timing and timing[timing.index("--reps") + 1] == "3", timing
@@ -1260,7 +1273,7 @@ def sweep_tests():
             results.mkdir()
             env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
             status, printed = quietly(sweep.run_sweep, tmp, tmp, 3, env, slug, results, tmp / "figures", print,
-                                      run_program)
+                                      run_program, True, False)  # --no-high-order (its own test above)
             calls = [json.loads(line) for line in Path(log).read_text().splitlines()]
             doc = load_sweep(results / "sweep" / "fake-gpu.json")
             assert status == 0 and (tmp / "figures" / "fake-gpu" / "sweep_heat.png").exists(), printed
@@ -1319,6 +1332,72 @@ def sweep_tests():
                "at N = 256 (S = 3)" in printed, printed
         assert "07 periodic half" in printed and "FAILED" in printed and "NOT SUPPORTED" in printed, printed
         assert "% of copy at N =" in printed, printed
+
+
+    @test
+    def sweep_high_order_runs_the_program_and_only_10_replaces_it():
+        # Stand-ins for 02, 06 and 10: the sweep checks stage 10's fast kernel at every order at
+        # N = 255..258, times it at every N from 255 to 1026, and --only-10 measures that part again.
+        from bench import run_program, slug
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            log = str(tmp / "calls.jsonl")
+            template = sweep_fixture()["points"][-1]
+            for stage in sweep.SWEEP_STAGES:
+                prog = tmp / f"stage_{stage}_solution"
+                prog.write_text(FAKE_SWEEP.format(python=sys.executable, log=log, stage=stage,
+                                                  template=json.dumps(template)))
+                os.chmod(prog, 0o755)
+            prog = tmp / f"stage_{sweep.HIGH_ORDER_STAGE}_solution"
+            prog.write_text(FAKE_SWEEP_ORDER.format(python=sys.executable, log=log, template=json.dumps(template),
+                                                    fail=str(tmp / "fail")))
+            os.chmod(prog, 0o755)
+            results = tmp / "results"
+            results.mkdir()
+            env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
+            status, printed = quietly(sweep.run_sweep, tmp, tmp, 3, env, slug, results, tmp / "figures", print,
+                                      run_program, False)  # --no-heat
+            doc = load_sweep(results / "sweep" / "fake-gpu.json")
+            calls = [json.loads(line) for line in Path(log).read_text().splitlines()]
+            order_calls = [c for c in calls if "--order" in c]
+            assert status == 0 and len(order_calls) == 2, order_calls
+            check, timing = order_calls
+            sizes = sweep.high_order_sizes()
+            assert len(sizes) == 100 and sizes[:4] == [255, 256, 257, 258] and sizes[-3:] == [1024, 1025, 1026], sizes
+            assert check[:7] == ["--check-only", "--kernel", "fast", "--order", "1,2,3,4", "--n", "255,256,257,258"]
+            assert timing[:9] == ["--time-only", "--kernel", "fast", "--order", "1,2,3,4", "--n",
+                                  ",".join(map(str, sizes)), "--reps", "3"], timing
+            part = doc["high_order"]
+            assert len(part["points"]) == 400 and part["checked_at"] == [255, 256, 257, 258] and "run" not in part
+            assert {p["planes_per_chunk"] for p in part["points"]} == {16}, part["points"][0]
+            assert "stage 10, fast kernel" in printed and "R = 4: least 50.0% at N = 255, 80.0% at N = 512" in printed, \
+                printed
+            # --only-10: the part again with its own run; the rest as it was
+            Path(log).unlink()
+            later = {"date": "d2", "commit": "c2", "nvcc": "n", "driver": "v"}
+            again, _ = quietly(sweep.run_high_order_only, tmp, tmp, 3, later, slug, results, tmp / "figures", print,
+                               run_program, load_sweep)
+            redone = load_sweep(results / "sweep" / "fake-gpu.json")
+            assert again == 0 and redone["points"] == doc["points"] and redone["commit"] == "c"
+            assert redone["high_order"]["run"] == later and redone["high_order"]["points"] == part["points"]
+            assert all("--order" in json.loads(c) for c in Path(log).read_text().splitlines())
+            # a failed check: nothing timed, nothing written, a message that says how to look
+            (tmp / "fail").touch()
+            try:
+                quietly(sweep.run_high_order_only, tmp, tmp, 3, later, slug, results, tmp / "figures", print,
+                        run_program, load_sweep)
+            except ResultsError as e:
+                assert "failed its check: not timed" in str(e) and "course.py run 10" in str(e), str(e)
+            else:
+                raise AssertionError("--only-10 timed a kernel that failed its check")
+            assert load_sweep(results / "sweep" / "fake-gpu.json") == redone
+        # the validator: one point per order and N
+        bad = copy.deepcopy(redone)
+        bad["high_order"]["points"].append(copy.deepcopy(bad["high_order"]["points"][5]))
+        sweep_rejects(bad, f"high_order.points[400] repeats {bad['high_order']['points'][5]['order']} at n=")
+        bad = copy.deepcopy(redone)
+        del bad["high_order"]["points"][0]["planes_per_chunk"]
+        sweep_rejects(bad, "high_order.points[0].planes_per_chunk is missing")
 
 
 # --- stage 10 (order R), --time-only records, the bench's plan ------------------------------------
@@ -1637,6 +1716,28 @@ with open(opt("--json"), "a") as out:
         if stage.startswith("08"):  # 2x stage 07; 2.25x at S = 3 + n % 4, so the best S changes with N
             r["updates_per_s"] *= 2.25 if int(opt("--fuse")) == 3 + int(n) % 4 else 2
         out.write(json.dumps(r) + "\\n")
+sys.exit(1 if fail else 0)
+"""
+
+
+# Stage 10 for the sweep: a record per order and N; --check-only fails (exit 1) while the file
+# `fail` exists. % of copy: 50% at N = 255, 80% elsewhere.
+FAKE_SWEEP_ORDER = """#!{python}
+import json, os, sys
+args = sys.argv[1:]
+with open({log!r}, "a") as f:
+    f.write(json.dumps(args) + "\\n")
+opt = lambda name: args[args.index(name) + 1]
+t = json.loads({template!r})
+fail = "--check-only" in args and os.path.exists({fail!r})
+with open(opt("--json"), "a") as out:
+    for R in opt("--order").split(","):
+        for n in opt("--n").split(","):
+            r = dict(t, device="FAKE GPU", stage="10_high_order", n=int(n), order=int(R), kernel="fast",
+                     tile={{"in_tile_dim": 0, "out_tile_dim": 0, "z_coarsening": 16}},
+                     fraction_of_copy=0.5 if n == "255" else 0.8)
+            r["check"] = {{"ok": not fail}} if "--check-only" in args else {{"checked": False}}
+            out.write(json.dumps(r) + "\\n")
 sys.exit(1 if fail else 0)
 """
 
