@@ -1097,6 +1097,21 @@ def sweep_rejects(doc, expected):
     raise AssertionError(f"validate_sweep() accepted a document that should fail with {expected!r}")
 
 
+def stand_in(path, script, **fields):
+    """Writes an executable stand-in program from `script` (FAKE_SWEEP and the like)."""
+    path.write_text(script.format(python=sys.executable, **fields))
+    os.chmod(path, 0o755)
+
+
+def sweep_stand_ins(folder, log):
+    """Stand-ins for the sweep's stages 02 and 06 in `folder`, each logging its arguments to `log`."""
+    import sweep
+    template = json.dumps(sweep_fixture()["points"][-1])
+    for stage in sweep.SWEEP_STAGES:
+        stand_in(folder / f"stage_{stage}_solution", FAKE_SWEEP, log=log, stage=stage, template=template)
+    return template
+
+
 def sweep_tests():
     import sweep  # plots/sweep.py; the figure part needs matplotlib, the rest does not
 
@@ -1158,12 +1173,7 @@ def sweep_tests():
         from bench import run_program, slug
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
-            template = sweep_fixture()["points"][-1]
-            for stage in sweep.SWEEP_STAGES:
-                prog = tmp / f"stage_{stage}_solution"
-                prog.write_text(FAKE_SWEEP.format(python=sys.executable, log=str(tmp / "calls.jsonl"), stage=stage,
-                                                  template=json.dumps(template)))
-                os.chmod(prog, 0o755)
+            sweep_stand_ins(tmp, str(tmp / "calls.jsonl"))
             results = tmp / "results"
             results.mkdir()
             (results / "fake-gpu.json").write_text("the ordinary results file")
@@ -1257,18 +1267,10 @@ def sweep_tests():
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             log = str(tmp / "calls.jsonl")
-            template = sweep_fixture()["points"][-1]
-            for stage in sweep.SWEEP_STAGES:
-                prog = tmp / f"stage_{stage}_solution"
-                prog.write_text(FAKE_SWEEP.format(python=sys.executable, log=log, stage=stage,
-                                                  template=json.dumps(template)))
-                os.chmod(prog, 0o755)
-            heat_point = sweep_fixture()["heat"]["series"][0]["points"][-1]
+            sweep_stand_ins(tmp, log)
+            heat_point = json.dumps(sweep_fixture()["heat"]["series"][0]["points"][-1])
             for stage in (sweep.HEAT_STAGE, sweep.FUSED_STAGE):
-                prog = tmp / f"stage_{stage}_solution"
-                prog.write_text(FAKE_SWEEP_HEAT.format(python=sys.executable, log=log, stage=stage,
-                                                       template=json.dumps(heat_point)))
-                os.chmod(prog, 0o755)
+                stand_in(tmp / f"stage_{stage}_solution", FAKE_SWEEP_HEAT, log=log, stage=stage, template=heat_point)
             results = tmp / "results"
             results.mkdir()
             env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
@@ -1342,16 +1344,9 @@ def sweep_tests():
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             log = str(tmp / "calls.jsonl")
-            template = sweep_fixture()["points"][-1]
-            for stage in sweep.SWEEP_STAGES:
-                prog = tmp / f"stage_{stage}_solution"
-                prog.write_text(FAKE_SWEEP.format(python=sys.executable, log=log, stage=stage,
-                                                  template=json.dumps(template)))
-                os.chmod(prog, 0o755)
-            prog = tmp / f"stage_{sweep.HIGH_ORDER_STAGE}_solution"
-            prog.write_text(FAKE_SWEEP_ORDER.format(python=sys.executable, log=log, template=json.dumps(template),
-                                                    fail=str(tmp / "fail")))
-            os.chmod(prog, 0o755)
+            template = sweep_stand_ins(tmp, log)
+            stand_in(tmp / f"stage_{sweep.HIGH_ORDER_STAGE}_solution", FAKE_SWEEP_ORDER, log=log, template=template,
+                     fail=str(tmp / "fail"))
             results = tmp / "results"
             results.mkdir()
             env = {"date": "d", "commit": "c", "nvcc": "n", "driver": "v"}
@@ -1677,14 +1672,16 @@ def high_order_tests():
         assert "--check-only" in fused[0][2] and "--time-only" in fused[1][2]
 
 
-FAKE_SWEEP = """#!{python}
-import json, sys
+# What every stand-in program of the sweep does first: log its arguments, read its record template.
+STAND_IN_HEAD = """#!{python}
+import json, os, sys
 args = sys.argv[1:]
 with open({log!r}, "a") as f:
     f.write(json.dumps(args) + "\\n")
 opt = lambda name: args[args.index(name) + 1]
 t = json.loads({template!r})
-with open(opt("--json"), "a") as out:
+"""
+FAKE_SWEEP = STAND_IN_HEAD + """with open(opt("--json"), "a") as out:
     for n in opt("--n").split(","):
         r = dict(t, device="FAKE GPU", stage={stage!r}, n=int(n))
         r["check"] = {{"ok": True}} if "--check-only" in args else {{"checked": False}}
@@ -1694,17 +1691,10 @@ with open(opt("--json"), "a") as out:
 
 # Stage 07 or 08 for the sweep: --check-only writes checked records (half periodic fails, exit 1),
 # --time-only writes unchecked ones; this stage 08 refuses periodic (exit 2) and is twice as fast.
-FAKE_SWEEP_HEAT = """#!{python}
-import json, sys
-args = sys.argv[1:]
-with open({log!r}, "a") as f:
-    f.write(json.dumps(args) + "\\n")
-opt = lambda name: args[args.index(name) + 1]
-stage, bc, precision = {stage!r}, opt("--bc"), opt("--precision")
+FAKE_SWEEP_HEAT = STAND_IN_HEAD + """stage, bc, precision = {stage!r}, opt("--bc"), opt("--precision")
 if stage.startswith("08") and bc == "periodic":
     print("--bc periodic: stage 08 runs dirichlet and neumann boundaries only", file=sys.stderr)
     sys.exit(2)
-t = json.loads({template!r})
 fail = "--check-only" in args and (bc, precision) == ("periodic", "half")
 with open(opt("--json"), "a") as out:
     for n in opt("--n").split(","):
@@ -1722,14 +1712,7 @@ sys.exit(1 if fail else 0)
 
 # Stage 10 for the sweep: a record per order and N; --check-only fails (exit 1) while the file
 # `fail` exists. % of copy: 50% at N = 255, 80% elsewhere.
-FAKE_SWEEP_ORDER = """#!{python}
-import json, os, sys
-args = sys.argv[1:]
-with open({log!r}, "a") as f:
-    f.write(json.dumps(args) + "\\n")
-opt = lambda name: args[args.index(name) + 1]
-t = json.loads({template!r})
-fail = "--check-only" in args and os.path.exists({fail!r})
+FAKE_SWEEP_ORDER = STAND_IN_HEAD + """fail = "--check-only" in args and os.path.exists({fail!r})
 with open(opt("--json"), "a") as out:
     for R in opt("--order").split(","):
         for n in opt("--n").split(","):
