@@ -216,7 +216,7 @@ def measure_high_order(build, sizes, reps, tmp, say, run_program):
     if not ok or not all(r["check"]["ok"] for r in _records(out)):
         raise ResultsError("stage 10's fast kernel failed its check: not timed (run it with "
                            f"`python3 course.py run 10 --solution --kernel fast --n {checks}` to see where)")
-    say(f"[sweep 10] timing N = {sizes[0]}..{sizes[-1]} ({len(sizes)} sizes, 4 orders, {reps} repetitions each)")
+    say(f"[sweep 10] timing N = {sizes[0]}..{sizes[-1]} ({len(sizes)} sizes, {len(HIGH_ORDER_ORDERS.split(','))} orders, {reps} repetitions each)")
     out = tmp / "high-order-time.jsonl"
     run_program([program, "--time-only", *kernel, "--n", ",".join(map(str, sizes)), "--reps", reps, "--json", out],
                 "stage 10 (sweep timing)")
